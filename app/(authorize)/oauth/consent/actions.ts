@@ -1,0 +1,21 @@
+"use server";
+
+import { redirect } from "next/navigation";
+import { getDatabase } from "@/lib/db";
+import { requireAuthorizingUser } from "@/lib/dashboard/authorize-session";
+import { approveAuthorizationRequest, consentPagePath, denyAuthorizationRequest, validateAuthorizationRequest } from "@/lib/oauth/authorize";
+import { authorizationParams } from "./params";
+
+/**
+ * The consent decision: the request is checked again (the form is as untrusted as the URL), then
+ * the browser goes back to the client with a code, or with `access_denied`.
+ */
+export async function decideConsent(formData: FormData): Promise<void> {
+  const params = authorizationParams(Object.fromEntries([...formData.entries()].filter((e): e is [string, string] => typeof e[1] === "string")));
+  const user = await requireAuthorizingUser(consentPagePath(params));
+  const { db } = await getDatabase();
+  const check = await validateAuthorizationRequest(db, params);
+  if (!check.ok) redirect("redirectTo" in check ? check.redirectTo : consentPagePath(params));
+  if (formData.get("decision") !== "approve" || formData.get("account_id") !== user.accountId) redirect(denyAuthorizationRequest(check.request));
+  redirect(await approveAuthorizationRequest(db, { request: check.request, userId: user.id, accountId: user.accountId }));
+}

@@ -1,0 +1,183 @@
+"use client";
+
+import Link from "next/link";
+import { useQuery } from "@tanstack/react-query";
+import { useI18n } from "@/components/i18n/i18n-provider";
+import { BucketChart, type ChartRow } from "@/components/charts/bar-chart";
+import { ChargeOutcomeBadge } from "@/components/audit/charge-outcome-badge";
+import { TimeZoneSwitch } from "@/components/filters/time-zone-switch";
+import { Badge } from "@/components/ui/badge";
+import { Card } from "@/components/ui/card";
+import { ErrorState } from "@/components/ui/error-state";
+import { LoadingBlock } from "@/components/ui/states";
+import { fetchCreditsSpent, fetchLedger, fetchReadiness, fetchUsage, type Readiness, type LedgerSummary, type UsageSummary } from "@/lib/dashboard/audit-api";
+import { chargeOutcomeColors, chargeOutcomes } from "@/lib/dashboard/audit-vocab";
+import { bucketLabel } from "@/lib/dashboard/buckets";
+import { addDays, formatCount, formatCredits, formatDateTime, todayIn } from "@/lib/dashboard/format";
+import { executionHref } from "@/lib/dashboard/links";
+import { useTimeZone } from "@/lib/dashboard/time-zone";
+
+const WINDOW_DAYS = 7;
+// Amounts are exact to six decimals; anything smaller is float noise from summing JSON numbers.
+const EPSILON = 0.0000005;
+
+function SpendCard({ label, days, timeZone, today }: { label: string; days: number; timeZone: string; today: string }) {
+  const { t, locale } = useI18n();
+  const query = { start_date: addDays(today, -(days - 1)), end_date: today, tz: timeZone };
+  const spent = useQuery({ queryKey: ["usage", "spent", query], queryFn: ({ signal }) => fetchCreditsSpent(query, signal) });
+  return (
+    <Card className="p-4 sm:p-5">
+      <p className="text-sm font-medium text-zinc-600">{label}</p>
+      <p className="mt-2 text-2xl font-semibold tabular-nums text-zinc-900" data-testid={`spent-${days}`}>
+        {spent.isPending ? "…" : spent.isError ? "—" : formatCredits(spent.data.credits_spent, locale)}
+      </p>
+      <p className="mt-1 text-xs text-zinc-400">
+        {spent.isSuccess ? t(spent.data.charged_event_count === 1 ? "overview.spentEvent" : "overview.spentEvents", { count: formatCount(spent.data.charged_event_count, locale) }) : spent.isError ? spent.error.message : "\u00a0"}
+      </p>
+    </Card>
+  );
+}
+
+/** For the window: events' settled credits = ledger consumption = balance change, or the differences. */
+function ReconciliationBadge({ usage, ledger, readiness }: { usage: UsageSummary; ledger: LedgerSummary; readiness: Readiness }) {
+  const { t, locale } = useI18n();
+  const settled = usage.settled_credits;
+  const consumed = ledger.consumed_credits;
+  const balanceDelta = readiness.balance_start === null || readiness.balance_end === null ? 0 : readiness.balance_end - readiness.balance_start;
+  // What the balance lost to consumption: its change, minus what was granted in the window.
+  const fromBalance = ledger.granted_credits - balanceDelta;
+  const ok = Math.abs(settled - consumed) < EPSILON && Math.abs(consumed - fromBalance) < EPSILON && readiness.ready;
+  const fmt = (v: number) => formatCredits(v, locale);
+  return (
+    <Card className={`p-4 sm:p-5 ${ok ? "" : "border-red-200"}`} data-testid="reconciliation">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h3 className="text-sm font-semibold text-zinc-900">{t("overview.reconTitle", { days: WINDOW_DAYS })}</h3>
+        <Badge tone={ok ? "green" : "red"} className="px-2 py-1 text-sm">
+          {ok ? t("verdict.reconciled") : t("verdict.broken")}
+        </Badge>
+      </div>
+      <dl className="mt-3 grid grid-cols-1 gap-2 text-sm sm:grid-cols-3">
+        <div className="rounded-lg bg-zinc-50 p-3">
+          <dt className="text-xs text-zinc-500">{t("overview.reconSettled")}</dt>
+          <dd className="mt-0.5 font-semibold tabular-nums">{fmt(settled)}</dd>
+        </div>
+        <div className="rounded-lg bg-zinc-50 p-3">
+          <dt className="text-xs text-zinc-500">{t("overview.reconConsumed")}</dt>
+          <dd className="mt-0.5 font-semibold tabular-nums">{fmt(consumed)}</dd>
+        </div>
+        <div className="rounded-lg bg-zinc-50 p-3">
+          <dt className="text-xs text-zinc-500">{t("overview.reconBalance")}</dt>
+          <dd className="mt-0.5 font-semibold tabular-nums">{fmt(fromBalance)}</dd>
+        </div>
+      </dl>
+      {!ok && (
+        <p className="mt-3 text-sm text-red-700">
+          {t("overview.reconDiff", { a: fmt(settled - consumed), b: fmt(consumed - fromBalance) })}
+          {!readiness.ready && ` ${t("overview.reconNotReady", { checks: readiness.checks.filter((c) => !c.passed).map((c) => c.name).join(", ") })}`}
+        </p>
+      )}
+      <p className="mt-2 text-xs text-zinc-500">{t("overview.reconNote")}</p>
+    </Card>
+  );
+}
+
+/** Spend, events by charge outcome, the largest charges and reconciliation, from the audit API. */
+export function OverviewActivity() {
+  const { t, locale } = useI18n();
+  const tz = useTimeZone();
+  const today = todayIn(tz.timeZone);
+  const window = { start_date: addDays(today, -(WINDOW_DAYS - 1)), end_date: today, tz: tz.timeZone };
+  const usageQuery = { ...window, summary: "true", page_size: "1", bucket: "day", limit: "5" };
+  const usage = useQuery({ queryKey: ["usage", "summary", usageQuery], queryFn: ({ signal }) => fetchUsage(usageQuery, signal) });
+  const ledgerQuery = { ...window, summary: "true", page_size: "1", bucket: "day" };
+  const ledger = useQuery({ queryKey: ["ledger", "summary", ledgerQuery], queryFn: ({ signal }) => fetchLedger(ledgerQuery, signal) });
+  const readiness = useQuery({ queryKey: ["ledger", "readiness", window], queryFn: ({ signal }) => fetchReadiness(window, signal) });
+
+  const summary = usage.data?.summary;
+  const rows: ChartRow[] = (summary?.buckets ?? []).map((b) => ({
+    label: bucketLabel(b.bucket_start_local, summary?.bucket ?? "day"),
+    charged: b.charged_count,
+    included: b.included_count,
+    failed_not_charged: b.failed_not_charged_count,
+    failed_charged_review: b.failed_charged_review_count,
+  }));
+
+  return (
+    <section aria-labelledby="activity-heading" className="mt-8 space-y-4">
+      <div className="flex flex-col gap-2 sm:flex-row sm:items-center sm:justify-between">
+        <h2 id="activity-heading" className="text-base font-semibold text-zinc-900">
+          {t("overview.activity")}
+        </h2>
+        <TimeZoneSwitch tz={tz} />
+      </div>
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-3 sm:gap-4">
+        <SpendCard label={t("overview.spentToday")} days={1} timeZone={tz.timeZone} today={today} />
+        <SpendCard label={t("overview.spent7")} days={7} timeZone={tz.timeZone} today={today} />
+        <SpendCard label={t("overview.spent30")} days={30} timeZone={tz.timeZone} today={today} />
+      </div>
+
+      {usage.isPending ? (
+        <LoadingBlock label={t("usage.loadingSummary")} rows={4} />
+      ) : usage.isError ? (
+        <ErrorState title={t("usage.summaryError")} message={usage.error.message} retryLabel={t("common.retry")} onRetry={() => void usage.refetch()} />
+      ) : summary ? (
+        <div className="grid gap-4 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+          <Card className="p-4">
+            <BucketChart
+              title={t("overview.chartTitle", { days: WINDOW_DAYS })}
+              axisCaption={t("chart.axis", { bucket: t(`bucket.${summary.bucket}`), tz: summary.tz })}
+              data={rows}
+              format={(v) => formatCount(v, locale)}
+              integer
+              series={chargeOutcomes.map((o) => ({ key: o, label: t(`outcome.${o}`), color: chargeOutcomeColors[o], stackId: "events" }))}
+              testId="overview-chart"
+            />
+          </Card>
+          <Card className="p-4">
+            <h3 className="text-sm font-semibold text-zinc-900">{t("overview.largest")}</h3>
+            {summary.max_charge_items.length === 0 ? (
+              <p className="mt-3 text-sm text-zinc-500">{t("overview.noCharges")}</p>
+            ) : (
+              <ol className="mt-2 divide-y divide-zinc-100" data-testid="largest-charges">
+                {summary.max_charge_items.map((e) => (
+                  <li key={e.id} className="flex items-center justify-between gap-3 py-2 text-sm">
+                    <span className="min-w-0">
+                      <span className="block truncate font-mono text-xs text-zinc-700" title={e.tool_id ?? ""}>
+                        {e.tool_id ?? e.event_type}
+                      </span>
+                      <span className="flex flex-wrap items-center gap-1.5 text-xs text-zinc-500">
+                        {formatDateTime(e.created_at, tz.timeZone, { seconds: false })}
+                        <ChargeOutcomeBadge outcome={e.charge_outcome} />
+                      </span>
+                    </span>
+                    {e.execution_id ? (
+                      <Link href={executionHref(e.execution_id)} className="shrink-0 font-semibold tabular-nums text-indigo-700 hover:underline">
+                        {formatCredits(e.actual_amount_credits, locale)}
+                      </Link>
+                    ) : (
+                      <span className="shrink-0 font-semibold tabular-nums">{formatCredits(e.actual_amount_credits, locale)}</span>
+                    )}
+                  </li>
+                ))}
+              </ol>
+            )}
+          </Card>
+        </div>
+      ) : null}
+
+      {summary && ledger.data?.summary && readiness.data ? (
+        <ReconciliationBadge usage={summary} ledger={ledger.data.summary} readiness={readiness.data} />
+      ) : ledger.isError || readiness.isError ? (
+        <ErrorState
+          title={t("overview.reconError")}
+          message={(ledger.error ?? readiness.error)?.message ?? ""}
+          retryLabel={t("common.retry")}
+          onRetry={() => {
+            void ledger.refetch();
+            void readiness.refetch();
+          }}
+        />
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,118 @@
+"use client";
+
+import { useMemo, type ReactNode } from "react";
+import Link from "next/link";
+import { createColumnHelper } from "@tanstack/react-table";
+import { useI18n } from "@/components/i18n/i18n-provider";
+import { DataTable } from "@/components/tables/data-table";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import type { LedgerItem } from "@/lib/dashboard/audit-api";
+import { formatCredits, formatDateTime, formatSignedCredits, shortId } from "@/lib/dashboard/format";
+import { executionHref, usageEventHref, usageForExecutionHref } from "@/lib/dashboard/links";
+
+const column = createColumnHelper<LedgerItem>();
+
+export function SignedAmount({ value, testId }: { value: number; testId?: string }) {
+  const { locale } = useI18n();
+  const tone = value < 0 ? "text-red-700" : value > 0 ? "text-emerald-700" : "text-zinc-500";
+  return (
+    <span className={`whitespace-nowrap font-semibold tabular-nums ${tone}`} data-testid={testId}>
+      {formatSignedCredits(value, locale)}
+    </span>
+  );
+}
+
+export function LedgerTable({
+  items,
+  timeZone,
+  selectedId,
+  onOpen,
+  busy,
+  footer,
+}: {
+  items: LedgerItem[];
+  timeZone: string;
+  selectedId: string | null;
+  onOpen: (id: string) => void;
+  busy: boolean;
+  footer: ReactNode;
+}) {
+  const { t, locale } = useI18n();
+  const columns = useMemo(
+    () => [
+      column.accessor("created_at", {
+        header: () => t("usage.colTime", { tz: timeZone }),
+        cell: (info) => <span className="whitespace-nowrap tabular-nums text-zinc-700">{formatDateTime(info.getValue(), timeZone)}</span>,
+        meta: { primary: true },
+      }),
+      column.accessor("entry_type", {
+        header: () => t("ledger.entryType"),
+        cell: (info) => (
+          <span className="flex flex-col">
+            <span className="text-zinc-900">{t(`entry.${info.getValue()}`)}</span>
+            <span className="font-mono text-[11px] text-zinc-500">{info.getValue()}</span>
+          </span>
+        ),
+      }),
+      column.accessor((row) => (row.amount_credits < 0 ? "consume" : "grant"), {
+        id: "direction",
+        header: () => t("ledger.direction"),
+        cell: (info) => <Badge tone={info.getValue() === "consume" ? "red" : "green"}>{t(info.getValue() === "consume" ? "ledger.consume" : "ledger.grant")}</Badge>,
+        meta: { hideOnPhone: true },
+      }),
+      column.accessor("amount_credits", {
+        header: () => t("ledger.amount"),
+        cell: (info) => <SignedAmount value={info.getValue()} testId="ledger-amount" />,
+        meta: { align: "right", primary: true },
+      }),
+      column.accessor((row) => row.balance_after.total_available_credits, {
+        id: "balance",
+        header: () => t("ledger.balance"),
+        cell: (info) => (
+          <span className="whitespace-nowrap tabular-nums text-zinc-600">
+            {formatCredits(info.row.original.balance_before.total_available_credits, locale)} → <span className="font-medium text-zinc-900">{formatCredits(info.getValue(), locale)}</span>
+          </span>
+        ),
+        meta: { align: "right" },
+      }),
+      column.accessor("execution_id", {
+        header: () => t("ledger.links"),
+        cell: (info) => {
+          const row = info.row.original;
+          if (!row.execution_id && !row.usage_event_id) return <span className="text-zinc-400">—</span>;
+          return (
+            <span className="flex flex-col gap-0.5 text-xs">
+              {row.execution_id && (
+                <Link href={executionHref(row.execution_id)} className="font-mono text-indigo-700 hover:underline" title={row.execution_id}>
+                  {shortId(row.execution_id)}
+                </Link>
+              )}
+              <Link
+                href={row.usage_event_id ? usageEventHref(row.usage_event_id) : usageForExecutionHref(row.execution_id ?? "")}
+                className="text-indigo-700 hover:underline"
+                data-testid="ledger-to-event"
+              >
+                {t("ledger.usageEvent")}
+              </Link>
+            </span>
+          );
+        },
+      }),
+      column.display({
+        id: "open",
+        header: () => <span className="sr-only">{t("common.details")}</span>,
+        cell: (info) => (
+          <Button size="sm" onClick={() => onOpen(info.row.original.id)} aria-label={t("ledger.openEntry", { id: info.row.original.id })}>
+            {t("common.details")}
+          </Button>
+        ),
+        meta: { align: "right" },
+      }),
+    ],
+    [t, locale, timeZone, onOpen],
+  );
+  return (
+    <DataTable data={items} columns={columns} caption={t("ledger.entriesTitle")} getRowId={(e) => e.id} rowTestId="ledger-row" isRowSelected={(e) => e.id === selectedId} busy={busy} footer={footer} />
+  );
+}

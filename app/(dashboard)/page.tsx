@@ -1,0 +1,26 @@
+import type { Metadata } from "next";
+import { Suspense } from "react";
+import { translator } from "@/lib/dashboard/i18n";
+import { getRequestLocale } from "@/lib/dashboard/locale-server";
+import { PageHeader } from "@/components/ui/page-header";
+import { BalancePanel } from "./_components/balance-panel";
+import { OverviewActivity } from "./_components/overview-activity";
+
+export const dynamic = "force-dynamic";
+
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: translator(await getRequestLocale())("overview.title") };
+}
+
+export default async function OverviewPage() {
+  const t = translator(await getRequestLocale());
+  return (
+    <>
+      <PageHeader title={t("overview.title")} description={t("overview.subtitle")} />
+      <BalancePanel />
+      <Suspense>
+        <OverviewActivity />
+      </Suspense>
+    </>
+  );
+}

@@ -1,0 +1,113 @@
+"use client";
+
+import { useMemo, type ReactNode } from "react";
+import Link from "next/link";
+import { createColumnHelper } from "@tanstack/react-table";
+import { useI18n } from "@/components/i18n/i18n-provider";
+import { ChargeOutcomeBadge, ReasonCode } from "@/components/audit/charge-outcome-badge";
+import { DataTable } from "@/components/tables/data-table";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import type { UsageEventItem } from "@/lib/dashboard/audit-api";
+import { formatCredits, formatDateTime, formatDuration, shortId } from "@/lib/dashboard/format";
+import { executionHref } from "@/lib/dashboard/links";
+
+const column = createColumnHelper<UsageEventItem>();
+
+export function UsageTable({
+  items,
+  timeZone,
+  selectedId,
+  onOpen,
+  busy,
+  footer,
+}: {
+  items: UsageEventItem[];
+  timeZone: string;
+  selectedId: string | null;
+  onOpen: (id: string) => void;
+  busy: boolean;
+  footer: ReactNode;
+}) {
+  const { t, locale } = useI18n();
+  const columns = useMemo(
+    () => [
+      column.accessor("created_at", {
+        header: () => t("usage.colTime", { tz: timeZone }),
+        cell: (info) => <span className="whitespace-nowrap tabular-nums text-zinc-700">{formatDateTime(info.getValue(), timeZone)}</span>,
+        meta: { primary: true },
+      }),
+      column.accessor("event_type", {
+        header: () => t("usage.colEvent"),
+        cell: (info) => (
+          <span className="flex min-w-0 flex-col">
+            <span className="font-mono text-xs text-zinc-800">{info.getValue()}</span>
+            {info.row.original.tool_id && (
+              <span className="max-w-[13rem] truncate font-mono text-[11px] text-zinc-500" title={info.row.original.tool_id}>
+                {info.row.original.tool_id}
+              </span>
+            )}
+            {info.row.original.execution_id && (
+              <Link href={executionHref(info.row.original.execution_id)} className="font-mono text-[11px] text-indigo-700 hover:underline" title={info.row.original.execution_id}>
+                {shortId(info.row.original.execution_id)}
+              </Link>
+            )}
+          </span>
+        ),
+      }),
+      column.accessor("charge_outcome", {
+        header: () => t("usage.colOutcome"),
+        cell: (info) => (
+          <span className="flex flex-wrap items-center gap-1">
+            <ChargeOutcomeBadge outcome={info.getValue()} />
+            {info.row.original.anomalies
+              .filter((a) => a !== "failed_charged_review")
+              .map((a) => (
+                <Badge key={a} tone="red">
+                  {t(`anomaly.${a}`)}
+                </Badge>
+              ))}
+          </span>
+        ),
+        meta: { primary: true },
+      }),
+      column.accessor("reason_code", {
+        header: () => t("usage.colReason"),
+        cell: (info) => <ReasonCode code={info.getValue()} />,
+      }),
+      column.accessor("actual_amount_credits", {
+        header: () => t("usage.colCredits"),
+        cell: (info) => <span className={info.getValue() > 0 ? "font-medium text-zinc-900" : "text-zinc-400"}>{formatCredits(info.getValue(), locale)}</span>,
+        meta: { align: "right" },
+      }),
+      column.accessor("duration_ms", {
+        header: () => t("usage.colDuration"),
+        cell: (info) => <span className="text-zinc-600">{formatDuration(info.getValue(), locale)}</span>,
+        meta: { align: "right", hideOnPhone: true },
+      }),
+      column.display({
+        id: "open",
+        header: () => <span className="sr-only">{t("common.details")}</span>,
+        cell: (info) => (
+          <Button size="sm" onClick={() => onOpen(info.row.original.id)} aria-label={t("usage.openEvent", { id: info.row.original.id })}>
+            {t("common.details")}
+          </Button>
+        ),
+        meta: { align: "right" },
+      }),
+    ],
+    [t, locale, timeZone, onOpen],
+  );
+  return (
+    <DataTable
+      data={items}
+      columns={columns}
+      caption={t("usage.events")}
+      getRowId={(e) => e.id}
+      rowTestId="usage-row"
+      isRowSelected={(e) => e.id === selectedId}
+      busy={busy}
+      footer={footer}
+    />
+  );
+}

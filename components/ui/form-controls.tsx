@@ -1,0 +1,29 @@
+import { forwardRef, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from "react";
+
+/** One look for every text field, select and textarea; `invalid` marks a field with an error. */
+export function controlClass(invalid = false, className = ""): string {
+  return `block w-full rounded-lg border bg-white px-3 py-2 text-sm text-zinc-900 shadow-xs placeholder:text-zinc-400 focus:outline-2 focus:outline-offset-0 focus:outline-indigo-500 disabled:bg-zinc-50 disabled:text-zinc-500 ${
+    invalid ? "border-red-400" : "border-zinc-300"
+  } ${className}`;
+}
+
+export const TextInput = forwardRef<HTMLInputElement, InputHTMLAttributes<HTMLInputElement> & { invalid?: boolean }>(function TextInput({ invalid, className, ...props }, ref) {
+  return <input ref={ref} aria-invalid={invalid || undefined} className={controlClass(invalid, className)} {...props} />;
+});
+
+export function Select({ invalid, className, ...props }: SelectHTMLAttributes<HTMLSelectElement> & { invalid?: boolean }) {
+  return <select aria-invalid={invalid || undefined} className={controlClass(invalid, `pr-8 ${className ?? ""}`)} {...props} />;
+}
+
+export function TextArea({ invalid, className, ...props }: TextareaHTMLAttributes<HTMLTextAreaElement> & { invalid?: boolean }) {
+  return <textarea aria-invalid={invalid || undefined} className={controlClass(invalid, `font-mono text-xs leading-5 ${className ?? ""}`)} {...props} />;
+}
+
+export function FieldLabel({ htmlFor, children, hint }: { htmlFor: string; children: ReactNode; hint?: ReactNode }) {
+  return (
+    <label htmlFor={htmlFor} className="mb-1 block text-xs font-medium text-zinc-600">
+      {children}
+      {hint && <span className="ml-1 font-normal text-zinc-400">{hint}</span>}
+    </label>
+  );
+}

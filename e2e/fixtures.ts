@@ -1,0 +1,35 @@
+import path from "node:path";
+import { test as base, expect, type Page } from "@playwright/test";
+
+export { expect };
+
+/** Seeded by the server into every empty database (lib/seed/seed-demo.ts). */
+export const DEMO_USER = { email: "demo@tollgate.local", password: "tollgate-demo" } as const;
+
+export const SCREENSHOT_DIR = path.join("test-results", "screenshots");
+
+export const PHONE_VIEWPORT = { width: 390, height: 844 } as const;
+export const DESKTOP_VIEWPORT = { width: 1280, height: 800 } as const;
+
+export const test = base.extend({
+  // The server's address is known only after global setup has started it.
+  baseURL: async ({}, use) => {
+    const url = process.env.E2E_BASE_URL;
+    if (!url) throw new Error("E2E_BASE_URL is not set: run the tests through `npx playwright test`");
+    await use(url);
+  },
+});
+
+/** Signs in through the login form, the way a person does, and waits for Overview. */
+export async function signIn(page: Page, user: { email: string; password: string } = DEMO_USER): Promise<void> {
+  await page.goto("/login");
+  await page.getByLabel("Email").fill(user.email);
+  await page.getByLabel("Password").fill(user.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/$/);
+}
+
+/** A full-page screenshot under test-results/screenshots/, for a person to look at. */
+export async function saveScreenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}

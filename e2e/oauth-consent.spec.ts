@@ -1,0 +1,49 @@
+import crypto from "node:crypto";
+import { adminCommand } from "./admin";
+import { DEMO_USER, expect, saveScreenshot, signIn, test } from "./fixtures";
+
+/** The authorization code grant's consent page: approve returns a code the client can redeem (PKCE). */
+
+const REDIRECT = "http://127.0.0.1:9/e2e-callback";
+
+test("the demo user approves on the consent page and the client redeems the code with its verifier", async ({ page, request }) => {
+  const { client_id: clientId } = (await adminCommand([
+    "clients", "create", "--name", "E2E Desktop App", "--type", "public", "--redirect-uri", REDIRECT, "--grant", "authorization_code",
+  ])) as { client_id: string };
+  const verifier = crypto.randomBytes(32).toString("base64url");
+  const challenge = crypto.createHash("sha256").update(verifier).digest("base64url");
+  const authorize = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    scope: "usage:read ledger:read",
+    state: "e2e-state",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+  });
+
+  // The client's redirect URI does not exist here: the browser's arrival there is captured instead.
+  let callback: URL | undefined;
+  await page.route(`${REDIRECT}**`, async (route) => {
+    callback = new URL(route.request().url());
+    await route.fulfill({ status: 200, contentType: "text/html", body: "<h1>Client callback</h1>" });
+  });
+
+  await signIn(page, DEMO_USER);
+  await page.goto(`/api/v1/oauth/authorize?${authorize}`);
+  await expect(page).toHaveURL(/\/oauth\/consent\?/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("E2E Desktop App wants to access your account");
+  await expect(page.getByText("You will be sent back to 127.0.0.1:9", { exact: false })).toBeVisible();
+  await saveScreenshot(page, "oauth-consent");
+  await page.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByRole("heading", { name: "Client callback" })).toBeVisible();
+
+  expect(callback?.searchParams.get("state")).toBe("e2e-state");
+  const code = callback?.searchParams.get("code");
+  expect(code).toBeTruthy();
+  const token = await request.post("/api/v1/oauth/token", {
+    form: { grant_type: "authorization_code", code: code!, redirect_uri: REDIRECT, code_verifier: verifier, client_id: clientId },
+  });
+  expect(token.status()).toBe(200);
+  expect(((await token.json()) as { scope: string }).scope).toBe("usage:read ledger:read");
+});

@@ -1,0 +1,113 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import YAML from "yaml";
+import type { ApiApp, ApiDeps, ApiEnv } from "../http/context";
+import { handleError } from "../http/errors";
+import { publicApiError } from "../http/responses";
+import { requestContext } from "../http/request-context";
+import { publicJwks } from "../auth/signing-keys";
+import { API_VERSION } from "../version";
+import { createRouter } from "./create-router";
+import { registerMeta } from "./routes/meta";
+import { registerCreditsBalance } from "./routes/credits-balance";
+import { registerVerifyToken } from "./routes/verify-token";
+import { registerJwks } from "./routes/jwks";
+import { registerToolsProbe } from "./routes/tools-probe";
+import { registerToolsExecute } from "./routes/tools-execute";
+import { registerResultsDownload } from "./routes/results-download";
+import { registerOAuthDeviceAuthorize } from "./routes/oauth-device-authorize";
+import { registerOAuthAuthorize } from "./routes/oauth-authorize";
+import { registerOAuthToken } from "./routes/oauth-token";
+import { registerOAuthIntrospect } from "./routes/oauth-introspect";
+import { registerOAuthRevoke } from "./routes/oauth-revoke";
+import { OAUTH_METADATA_PATH, oauthMetadataHandler, registerOAuthMetadata } from "./routes/oauth-metadata";
+import { registerSearch } from "./routes/search";
+import { registerToolsByIds } from "./routes/tools-by-ids";
+import { registerProviders } from "./routes/providers";
+import { registerProvidersCategories } from "./routes/providers-categories";
+import { registerApiKeys } from "./routes/api-keys";
+import { registerUsageHistory } from "./routes/usage-history";
+import { registerUsageCreditsSpent } from "./routes/usage-credits-spent";
+import { registerLedgerEntries } from "./routes/ledger-entries";
+import { registerLedgerReadiness } from "./routes/ledger-readiness";
+import { registerSettlementHistory } from "./routes/settlement-history";
+import { registerLookup } from "./routes/lookup";
+
+/** Every operation of the public API, in one list: the OpenAPI description is generated from it. */
+const operations: ((app: ApiApp) => void)[] = [
+  registerMeta,
+  registerCreditsBalance,
+  registerVerifyToken,
+  registerJwks,
+  registerToolsProbe,
+  registerToolsExecute,
+  registerResultsDownload,
+  registerOAuthDeviceAuthorize,
+  registerOAuthAuthorize,
+  registerOAuthToken,
+  registerOAuthIntrospect,
+  registerOAuthRevoke,
+  registerOAuthMetadata,
+  registerApiKeys,
+  registerSearch,
+  registerToolsByIds,
+  registerProvidersCategories,
+  registerProviders,
+  registerUsageHistory,
+  registerUsageCreditsSpent,
+  registerLedgerEntries,
+  registerLedgerReadiness,
+  registerSettlementHistory,
+  registerLookup,
+];
+
+export const API_BASE_PATH = "/api/v1";
+
+function openApiDocument(api: ApiApp) {
+  return api.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "Tollgate API",
+      version: API_VERSION,
+      description: "Discover, Inspect, Probe and Call third-party tools, metered in credits; audit usage and the credits ledger.",
+    },
+    servers: [{ url: API_BASE_PATH }],
+  });
+}
+
+/** The whole HTTP API as one Hono app: served by the custom server and by Next's catch-all route. */
+export function createApiApp(deps: ApiDeps) {
+  const api = createRouter();
+  api.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "`Authorization: Bearer <API_KEY>`",
+  });
+  api.openAPIRegistry.registerComponent("securitySchemes", "JwtAuth", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description: "`Authorization: Bearer <ACCESS_TOKEN>` (OAuth 2.0 access token)",
+  });
+  for (const register of operations) register(api);
+
+  let cachedDoc: ReturnType<typeof openApiDocument> | undefined;
+  const doc = () => (cachedDoc ??= openApiDocument(api));
+  api.get("/openapi.json", (c) => c.json(doc()));
+  api.get("/openapi.yaml", (c) => c.body(YAML.stringify(doc()), 200, { "Content-Type": "application/yaml; charset=utf-8" }));
+
+  const root = new OpenAPIHono<ApiEnv>();
+  root.use("*", requestContext(deps));
+  root.onError(handleError);
+  root.notFound((c) => publicApiError(c, 404, `No operation ${c.req.method} ${c.req.path}`));
+  root.get("/.well-known/jwks.json", async (c) => c.json(await publicJwks(c.get("db"))));
+  root.get(OAUTH_METADATA_PATH, oauthMetadataHandler);
+  root.route(API_BASE_PATH, api);
+  return root;
+}
+
+export type RootApp = ReturnType<typeof createApiApp>;
+
+/** Paths the custom server hands to Hono rather than to Next. */
+export function isApiPath(pathname: string): boolean {
+  return pathname.startsWith(`${API_BASE_PATH}/`) || pathname === API_BASE_PATH || pathname.startsWith("/.well-known/");
+}

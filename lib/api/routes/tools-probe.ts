@@ -1,0 +1,72 @@
+// POST /api/v1/tools/probe — Probe: free validation and quote, never executes
+import { createRoute, z } from "@hono/zod-openapi";
+import type { ApiApp } from "../../http/context";
+import { requireAuth } from "../../http/auth";
+import { zodIssuesToDetail } from "../../http/errors";
+import { publicApiError } from "../../http/responses";
+import { PublicApiErrorSchema, ValidationIssueSchema, authErrorResponses, security } from "../../http/schemas";
+import { probeChecks, probeTool } from "../../execution/probe-tool";
+
+export const ProbeBodySchema = z
+  .object({
+    parameters: z.record(z.string(), z.unknown()).default({}),
+    checks: z.array(z.enum(probeChecks)).max(4).optional().openapi({ description: "Default: schema and quote" }),
+    live_budget: z.string().optional().openapi({ description: "Only `none` (validation only) is offered" }),
+  })
+  .openapi("ProbeRequest");
+
+const Verdict = z.object({ verdict: z.literal("unknown"), reason: z.string() });
+export const ProbeResponseSchema = z
+  .object({
+    tool_id: z.string(),
+    checks: z.array(z.enum(probeChecks)),
+    schema: z.object({ valid: z.boolean(), details: z.array(ValidationIssueSchema) }).optional(),
+    quote: z.object({ estimate_credits: z.number(), currency: z.literal("credits"), exact: z.boolean(), basis: z.string() }).optional(),
+    coverage: Verdict.optional(),
+    sample: Verdict.optional(),
+    executed: z.literal(false),
+    charged: z.literal(false),
+  })
+  .openapi("ProbeResponse");
+
+const error = (description: string) => ({ description, content: { "application/json": { schema: PublicApiErrorSchema } } });
+
+const route = createRoute({
+  method: "post",
+  path: "/tools/probe",
+  tags: ["Probe"],
+  summary: "Validate parameters and quote a Call without executing it (free)",
+  security: security.apiKey,
+  middleware: [requireAuth("api_key", "probe")] as const,
+  request: {
+    query: z.object({ tool_id: z.string().min(1) }),
+    body: { content: { "application/json": { schema: ProbeBodySchema } }, required: false },
+  },
+  responses: {
+    200: { description: "Probe result", content: { "application/json": { schema: ProbeResponseSchema } } },
+    400: error("Invalid input"),
+    404: error("Capability not found"),
+    429: error("Rate limited"),
+    ...authErrorResponses,
+  },
+});
+
+export function registerToolsProbe(app: ApiApp) {
+  app.openapi(
+    route,
+    async (c) => {
+      const { tool_id } = c.req.valid("query");
+      const body = c.req.valid("json") ?? { parameters: {} };
+      const result = await probeTool(c.get("db"), { toolId: tool_id, parameters: body.parameters ?? {}, checks: body.checks, liveBudget: body.live_budget });
+      if (result.kind === "invalid") return publicApiError(c, 400, result.message);
+      if (result.kind === "not_found") return publicApiError(c, 404, result.message);
+      return c.json(result.body, 200);
+    },
+    (result, c) => {
+      if (!result.success) {
+        const details = zodIssuesToDetail(result.error, result.target);
+        return publicApiError(c, 400, `Invalid probe request: ${details.map((d) => `${d.loc.join(".")}: ${d.msg}`).join("; ")}`);
+      }
+    },
+  );
+}

@@ -1,0 +1,161 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/types";
+import { rows } from "../db/row-sql";
+import { type Cell, keysetCsvStream } from "./csv";
+import { type LedgerFilters, ledgerConditions } from "./ledger-filters";
+import { withAnomalyScope } from "./ready-days";
+import { type WindowRequest, inWindow, resolveWindow } from "./time-window";
+import { type UsageFilters, and, anomaliesOf, usageConditions } from "./usage-filters";
+
+/** Rows per keyset batch: one indexed range query each; memory is bounded by one batch. */
+export const EXPORT_BATCH = 1000;
+
+const US = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
+
+const USAGE_HEADER = [
+  "id", "created_at", "event_type", "source_system", "source_ref_type", "source_ref_id", "session_id", "search_id", "execution_id",
+  "tool_id", "api_key_id", "success", "billable_success", "charge_outcome", "reason_code", "error_message", "duration_ms",
+  "billing_snapshot_status", "billing_rule_snapshot", "pre_settlement_bill", "settlement_result", "pre_settlement_amount_credits",
+  "settled_amount_credits", "requested_amount_credits", "actual_amount_credits", "execution_outcome", "outcome",
+  "credits_ledger_entry_id", "display_target", "billing_summary", "model", "cache_hit", "anomalies",
+];
+const DETAIL_HEADER = ["request_payload", "response_payload_summary"];
+
+interface UsageCsvRow {
+  id: string;
+  ts: string;
+  event_type: string;
+  source_system: string;
+  source_ref_type: string | null;
+  source_ref_id: string | null;
+  session_id: string | null;
+  search_id: string | null;
+  execution_id: string | null;
+  tool_id: string | null;
+  api_key_id: string | null;
+  success: boolean;
+  billable_success: boolean;
+  charge_outcome: string;
+  reason_code: string | null;
+  error_message: string | null;
+  duration_ms: number | null;
+  billing_snapshot_status: string;
+  billing_rule_snapshot: string | null;
+  pre_settlement_bill: string | null;
+  settlement_result: string | null;
+  pre: string;
+  settled: string;
+  requested: string;
+  actual: string;
+  execution_outcome: string | null;
+  outcome: string | null;
+  credits_ledger_entry_id: string | null;
+  display_target: string | null;
+  billing_summary: string | null;
+  model: string | null;
+  cache_hit: boolean;
+  anomalies: string;
+  request_payload?: string | null;
+  response_payload_summary?: string | null;
+}
+
+export interface UsageExportInput extends WindowRequest {
+  filters: UsageFilters;
+  includeDetails: boolean;
+}
+
+/**
+ * `GET /auth/usage/history/v2/export`: the filtered events as CSV, newest first, streamed in keyset
+ * batches. JSON columns are read as text (no parse/serialise round trip) and amounts are exact decimals
+ * formatted by PostgreSQL (`trim_scale`).
+ */
+export async function exportUsageCsv(db: Db, accountId: string, input: UsageExportInput): Promise<ReadableStream<Uint8Array>> {
+  const w = await resolveWindow(db, accountId, input);
+  const filters = await withAnomalyScope(db, accountId, w, input.filters);
+  const where = sql`e.account_id = ${accountId} AND ${inWindow(sql.raw("e.created_at"), w.start, w.end)} AND ${and(usageConditions(filters, "events")!)}`;
+  const details = input.includeDetails;
+  return keysetCsvStream<UsageCsvRow>({
+    header: details ? [...USAGE_HEADER, ...DETAIL_HEADER] : USAGE_HEADER,
+    batchSize: EXPORT_BATCH,
+    fetch: async (after, limit) =>
+      rows<UsageCsvRow>(
+        await db.execute(sql`
+          SELECT e.id, to_char(e.created_at AT TIME ZONE 'UTC', ${sql.raw(US)}) AS ts, e.event_type, e.source_system, e.source_ref_type,
+                 e.source_ref_id, e.session_id, e.search_id, e.execution_id, e.tool_id, e.api_key_id, e.success, e.billable_success,
+                 e.charge_outcome, e.reason_code, e.error_message, e.duration_ms, e.billing_snapshot_status,
+                 e.billing_rule_snapshot::text AS billing_rule_snapshot, e.pre_settlement_bill::text AS pre_settlement_bill,
+                 e.settlement_result::text AS settlement_result, trim_scale(e.pre_settlement_amount_credits)::text AS pre,
+                 trim_scale(e.settled_amount_credits)::text AS settled, trim_scale(e.requested_amount_credits)::text AS requested,
+                 trim_scale(e.actual_amount_credits)::text AS actual, e.execution_outcome::text AS execution_outcome, e.outcome,
+                 e.credits_ledger_entry_id, e.display_target, e.billing_summary, e.model, e.cache_hit,
+                 array_to_string(${anomaliesOf}, ';') AS anomalies
+                 ${details ? sql`, e.request_payload::text AS request_payload, e.response_payload_summary::text AS response_payload_summary` : sql``}
+            FROM usage_events e
+           WHERE ${where} ${after ? sql`AND (e.created_at, e.id) < (${after.ts}::timestamptz, ${after.id}::uuid)` : sql``}
+           ORDER BY e.created_at DESC NULLS LAST, e.id DESC NULLS LAST
+           LIMIT ${limit}`),
+      ),
+    cells: (r): Cell[] => [
+      r.id, r.ts, r.event_type, r.source_system, r.source_ref_type, r.source_ref_id, r.session_id, r.search_id, r.execution_id,
+      r.tool_id, r.api_key_id, r.success, r.billable_success, r.charge_outcome, r.reason_code, r.error_message, r.duration_ms,
+      r.billing_snapshot_status, r.billing_rule_snapshot, r.pre_settlement_bill, r.settlement_result, r.pre, r.settled,
+      r.requested, r.actual, r.execution_outcome, r.outcome, r.credits_ledger_entry_id, r.display_target,
+      r.billing_summary, r.model, r.cache_hit, r.anomalies,
+      ...(details ? [r.request_payload, r.response_payload_summary] : []),
+    ],
+  });
+}
+
+const LEDGER_HEADER = [
+  "id", "created_at", "entry_type", "amount_credits", "balance_before", "balance_after", "source_system", "source_ref_type",
+  "source_ref_id", "execution_id", "usage_event_id", "pre_settlement_bill", "settlement_result", "ledger_metadata", "description",
+];
+
+interface LedgerCsvRow {
+  id: string;
+  seq: number;
+  ts: string;
+  entry_type: string;
+  amount: string;
+  before: string;
+  after: string;
+  source_system: string;
+  source_ref_type: string | null;
+  source_ref_id: string | null;
+  execution_id: string | null;
+  usage_event_id: string | null;
+  pre_settlement_bill: string | null;
+  settlement_result: string | null;
+  ledger_metadata: string | null;
+  description: string;
+}
+
+export interface LedgerExportInput extends WindowRequest {
+  filters: LedgerFilters;
+}
+
+/** `GET /auth/credits/ledger/export`: the filtered ledger as CSV, newest first, in keyset batches on (created_at, seq). */
+export async function exportLedgerCsv(db: Db, accountId: string, input: LedgerExportInput): Promise<ReadableStream<Uint8Array>> {
+  const w = await resolveWindow(db, accountId, input);
+  const where = sql`l.account_id = ${accountId} AND ${inWindow(sql.raw("l.created_at"), w.start, w.end)} AND ${and(ledgerConditions(input.filters))}`;
+  return keysetCsvStream<LedgerCsvRow>({
+    header: LEDGER_HEADER,
+    batchSize: EXPORT_BATCH,
+    fetch: async (after, limit) =>
+      rows<LedgerCsvRow>(
+        await db.execute(sql`
+          SELECT l.id, l.seq, to_char(l.created_at AT TIME ZONE 'UTC', ${sql.raw(US)}) AS ts, l.entry_type, trim_scale(l.amount_credits)::text AS amount,
+                 trim_scale(l.balance_before)::text AS before, trim_scale(l.balance_after)::text AS after, l.source_system, l.source_ref_type, l.source_ref_id,
+                 l.execution_id, l.usage_event_id, l.pre_settlement_bill::text AS pre_settlement_bill,
+                 l.settlement_result::text AS settlement_result, l.ledger_metadata::text AS ledger_metadata, l.description
+            FROM credits_ledger l
+           WHERE ${where} ${after ? sql`AND (l.created_at, l.seq) < (${after.ts}::timestamptz, ${after.seq}::bigint)` : sql``}
+           ORDER BY l.created_at DESC NULLS LAST, l.seq DESC NULLS LAST
+           LIMIT ${limit}`),
+      ),
+    cells: (r): Cell[] => [
+      r.id, r.ts, r.entry_type, r.amount, r.before, r.after, r.source_system, r.source_ref_type, r.source_ref_id,
+      r.execution_id, r.usage_event_id, r.pre_settlement_bill, r.settlement_result, r.ledger_metadata, r.description,
+    ],
+  });
+}

@@ -1,0 +1,158 @@
+import { z } from "@hono/zod-openapi";
+import { chargeOutcomes, ledgerEntryTypes, usageEventTypes } from "../db/schema";
+import { type LedgerFilters, ledgerScopes, parseDirection } from "./ledger-filters";
+import { type UsageFilters, anomalies, parseCreditBounds, usageKinds } from "./usage-filters";
+
+/**
+ * Query parameters of the audit endpoints, written once for validation, types and the OpenAPI
+ * description. Type errors (a non-number page, an unknown enum value) are 422 HTTPValidationError;
+ * the contract's 400 -7 cases (dates, bucket, direction, credit bounds, tz) are checked by the
+ * domain code so they answer with the -7 wrapper and its message.
+ */
+
+const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const decimal = z.string().regex(/^-?\d{1,14}(\.\d+)?$/, "must be a decimal number");
+
+const date = (what: string) =>
+  z.string().max(64).optional().openapi({ description: `${what}: YYYY-MM-DD or an ISO-8601 datetime (a datetime without offset is read in tz)` });
+
+export const TZ_DESCRIPTION =
+  "Extension: an IANA time zone (default UTC). It sets bucket boundaries and the meaning of date-only and offset-less dates, and is echoed in the summary.";
+
+const accountId = z
+  .string()
+  .max(64)
+  .optional()
+  .openapi({
+    description:
+      "Support users only: the account to read (`acc_…`). Without it, a support user's read of a specific execution_id, search_id, event or ledger id is answered from the account owning it. Each such cross-account read is recorded in the support access log. Other users get 403 for another account.",
+  });
+
+const usageFilterFields = {
+  start_date: date("Start of the window (inclusive)"),
+  end_date: date("End of the window (inclusive; a date-only end_date covers that whole day)"),
+  event_type: z.enum(usageEventTypes).optional(),
+  kind: z.enum(Object.keys(usageKinds) as [keyof typeof usageKinds, ...(keyof typeof usageKinds)[]]).optional().openapi({
+    description: "discover = search + search_by_ids; call = tool_execute + capabilities_query; model = model_call",
+  }),
+  success: bool.optional().openapi({ description: "Recorded success flag" }),
+  billable_success: bool.optional().openapi({ description: "Billing-side success flag" }),
+  outcome: z.string().max(64).optional().openapi({ description: "Normalised execution_outcome.outcome" }),
+  reason_code: z.string().max(64).optional(),
+  has_execution_outcome: bool.optional(),
+  charge_outcome: z.enum(chargeOutcomes).optional(),
+  anomaly: z.enum(anomalies).optional().openapi({ description: "Computed on read: failed_charged_review, missing_ledger_link (charged event without ledger row), missing_billing_snapshot (tool_execute event whose billing snapshot was not captured)" }),
+  search_id: z.string().min(1).max(200).optional(),
+  execution_id: z.string().min(1).max(200).optional(),
+  api_key_id: z.guid().optional(),
+  min_credits: decimal.optional().openapi({ description: "Lower bound (>= 0) on actual_amount_credits" }),
+  max_credits: decimal.optional().openapi({ description: "Upper bound (>= 0) on actual_amount_credits" }),
+  tz: z.string().max(64).optional().openapi({ description: TZ_DESCRIPTION }),
+  account_id: accountId,
+};
+
+export const UsageFilterQuery = z.object(usageFilterFields);
+
+export const UsageListQuery = z.object({
+  ...usageFilterFields,
+  page: intIn(1, 10_000_000).default(1),
+  page_size: intIn(1, 50_000).default(50).openapi({ description: "1 to 50000, default 50; applies when limit is absent" }),
+  include_details: bool.default(false).openapi({ description: "Return request_payload and response_payload_summary in list items" }),
+  summary: bool.default(false).openapi({ description: "Return the 2.7 usage summary; without dates it covers the last 24 hours" }),
+  bucket: z.string().max(16).optional().openapi({ description: "hour, day or week; automatic: day when the window exceeds 3 days, else hour" }),
+  limit: z.coerce.number().int().min(1).optional().openapi({ description: "1 to 50 (larger values are capped at 50): overrides page_size and the summary sample (default 10)" }),
+});
+
+export const UsageFeedQuery = z.object({
+  ...usageFilterFields,
+  cursor: z.string().max(512).optional().openapi({ description: "next_cursor of the previous page" }),
+  page_size: intIn(1, 500).default(100),
+});
+
+export const UsageExportQuery = z.object({
+  ...usageFilterFields,
+  include_details: bool.default(false).openapi({ description: "Add request_payload and response_payload_summary columns" }),
+});
+
+export const CreditsSpentQuery = z.object({
+  start_date: usageFilterFields.start_date,
+  end_date: usageFilterFields.end_date,
+  kind: usageFilterFields.kind,
+  charge_outcome: usageFilterFields.charge_outcome,
+  tz: usageFilterFields.tz,
+  account_id: accountId,
+});
+
+export function usageFilters(q: z.infer<typeof UsageFilterQuery>): UsageFilters {
+  return {
+    eventType: q.event_type,
+    kind: q.kind,
+    success: q.success,
+    billableSuccess: q.billable_success,
+    outcome: q.outcome,
+    reasonCode: q.reason_code,
+    hasExecutionOutcome: q.has_execution_outcome,
+    chargeOutcome: q.charge_outcome,
+    anomaly: q.anomaly,
+    searchId: q.search_id,
+    executionId: q.execution_id,
+    apiKeyId: q.api_key_id,
+    ...parseCreditBounds(q.min_credits, q.max_credits),
+  };
+}
+
+const ledgerFilterFields = {
+  start_date: usageFilterFields.start_date,
+  end_date: usageFilterFields.end_date,
+  entry_type: z.enum(ledgerEntryTypes).optional().openapi({ description: "Exact ledger entry type" }),
+  scope: z.enum(Object.keys(ledgerScopes) as [keyof typeof ledgerScopes, ...(keyof typeof ledgerScopes)[]]).optional().openapi({
+    description: "account_history = grant_payment_recharge, consume_tool_search, consume_tool_execute, consume_model_call; all = every type (extension)",
+  }),
+  direction: z.string().max(16).optional().openapi({ description: "consume (negative), grant (positive) or any (default)" }),
+  min_credits: decimal.optional().openapi({ description: "Absolute lower bound (>= 0): min_credits=5 matches -5 and +5" }),
+  max_credits: decimal.optional().openapi({ description: "Absolute upper bound (>= 0)" }),
+  tz: usageFilterFields.tz,
+  account_id: accountId,
+};
+
+export const LedgerListQuery = z.object({
+  ...ledgerFilterFields,
+  page: intIn(1, 10_000_000).default(1),
+  page_size: intIn(1, 500).default(50),
+  summary: bool.default(false).openapi({ description: "Return the 2.7 ledger summary; without dates it covers the last 24 hours" }),
+  bucket: z.string().max(16).optional().openapi({ description: "hour, day or week; automatic: day when the window exceeds 3 days, else hour" }),
+  limit: z.coerce.number().int().min(1).optional().openapi({ description: "1 to 50 (capped): overrides page_size and the summary sample (default 10)" }),
+});
+
+export const LedgerExportQuery = z.object(ledgerFilterFields);
+
+export function ledgerFilters(q: { entry_type?: LedgerFilters["entryType"]; scope?: LedgerFilters["scope"]; direction?: string; min_credits?: string; max_credits?: string }): LedgerFilters {
+  return {
+    entryType: q.entry_type,
+    scope: q.scope,
+    direction: parseDirection(q.direction),
+    ...parseCreditBounds(q.min_credits, q.max_credits),
+  };
+}
+
+export const ReadinessQuery = z.object({
+  start_date: usageFilterFields.start_date,
+  end_date: usageFilterFields.end_date,
+  tz: usageFilterFields.tz,
+  account_id: accountId,
+});
+
+export const SettlementHistoryQuery = z.object({
+  start_date: z.string().max(64).optional().openapi({ description: "First UTC day (YYYY-MM-DD, or a datetime: its UTC day)" }),
+  end_date: z.string().max(64).optional().openapi({ description: "Last UTC day, inclusive" }),
+  scope: ledgerFilterFields.scope.default("account_history"),
+  cursor: z.string().max(512).optional(),
+  page_size: intIn(1, 500).default(100),
+  account_id: accountId,
+});
+
+export const LookupQuery = z.object({
+  id: z.string().min(1).max(200).openapi({ description: "An execution_id, search_id, usage event id, ledger entry id or session_id" }),
+  account_id: accountId,
+});

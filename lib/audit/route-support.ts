@@ -1,0 +1,31 @@
+import type { Context } from "hono";
+import type { ApiEnv } from "../http/context";
+import { PublicApiErrorSchema, accountErrorResponses } from "../http/schemas";
+import { type AccessRequest, resolveAuditAccount } from "./access";
+
+/** Error responses of every audit operation (the 2.8 shapes, plus 403/404 of the account rules). */
+export const auditErrorResponses = {
+  ...accountErrorResponses,
+  403: { description: "account_id names another account and the caller is not a support user", content: { "application/json": { schema: PublicApiErrorSchema } } },
+  404: { description: "Not found in the account (another account's id is not found either)", content: { "application/json": { schema: PublicApiErrorSchema } } },
+} as const;
+
+/** The account an audit request reads (own, or a support user's target, logged). */
+export function auditAccount(c: Context<ApiEnv>, req: Omit<AccessRequest, "resource" | "query">): Promise<string> {
+  return resolveAuditAccount(c.get("db"), c.get("auth"), {
+    ...req,
+    resource: `${c.req.method} ${c.req.routePath.replace(/^\/api\/v1/, "")}`,
+    query: { ...c.req.param(), ...c.req.query() },
+  });
+}
+
+export function csvHeaders(name: string): Record<string, string> {
+  const stamp = new Date().toISOString().slice(0, 19).replaceAll(":", "");
+  return {
+    "Content-Type": "text/csv; charset=utf-8",
+    "Content-Disposition": `attachment; filename="${name}-${stamp}Z.csv"`,
+    "Cache-Control": "private, no-store",
+  };
+}
+
+export const EXTENSION = "Extension (not in the published contract).";

@@ -1,0 +1,145 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/types";
+import { rows } from "../db/row-sql";
+import { credits, creditsToNumber } from "../money";
+import { analytic } from "./analytic";
+import { decodeCursor, encodeCursor } from "./cursor";
+import { type LedgerScope, ledgerScopes } from "./ledger-filters";
+import { type ReadinessRow, isReady, readinessQuery, utcDay } from "./readiness-checks";
+import { ensureSealed, fillDailySummaries } from "./seal";
+import { resolveWindow } from "./time-window";
+
+const DAY = 86_400_000;
+const DAY_KEY = /^\d{4}-\d{2}-\d{2}$/;
+
+export interface SettlementHistoryInput {
+  startDate?: string;
+  endDate?: string;
+  scope: LedgerScope;
+  cursor?: string;
+  pageSize: number;
+}
+
+interface DayTotals {
+  day: string;
+  entry_count: number;
+  by_entry_type: Record<string, { count: number; amount: string }>;
+  balance_open: string | null;
+  balance_close: string | null;
+}
+
+/**
+ * `GET /auth/account/settlement-history`: one item per UTC day with ledger activity, newest first,
+ * paged by a keyset cursor on the day. Closed days come from `ledger_daily_summary`, whose rows
+ * are written once, when the day is sealed and its readiness checks pass (so they are
+ * ledger-complete by construction) and never change. The open day (today, or a day not sealed
+ * yet) and any day that failed readiness are computed live from the ledger and say so
+ * (`source: "live"`, `ready`); a failed day that passes later is sealed then.
+ */
+export async function settlementHistory(db: Db, accountId: string, input: SettlementHistoryInput) {
+  // Dates are UTC days here: the summary is kept per UTC day.
+  const w = await resolveWindow(db, accountId, { startDate: input.startDate, endDate: input.endDate });
+  await ensureSealed(db, accountId, w);
+  const state = rows<{ sealed_from: Date | string }>(await db.execute(sql`SELECT sealed_from FROM audit_seal_state WHERE account_id = ${accountId}`))[0];
+
+  const today = Math.floor(w.now.getTime() / DAY) * DAY;
+  const sealedDayEnd = w.sealedUntil ? Math.floor(w.sealedUntil.getTime() / DAY) * DAY : null;
+  const origin = state ? Math.floor(new Date(state.sealed_from).getTime() / DAY) * DAY : today - DAY;
+  const first = Math.max(w.startDate ? Math.floor(w.startDate.getTime() / DAY) * DAY : origin, origin);
+  let last = w.endDate ? Math.min(Math.floor((w.endDate.getTime() - 1) / DAY) * DAY, today) : today;
+  if (input.cursor) last = Math.min(last, Date.parse(`${decodeCursor(input.cursor, DAY_KEY, /^day$/).key}T00:00:00Z`) - DAY);
+  if (last < first) return page([], input, false);
+
+  const types = ledgerScopes[input.scope] as readonly string[];
+  const inScope = sql.join(types.map((t) => sql`${t}`), sql`, `);
+  const sealed = rows<DayTotals>(
+    await db.execute(sql`
+      SELECT day::text AS day, entry_count, by_entry_type, balance_open::text AS balance_open, balance_close::text AS balance_close
+        FROM ledger_daily_summary s
+       WHERE s.account_id = ${accountId} AND s.day >= ${isoDay(first)}::date AND s.day <= ${isoDay(last)}::date
+         AND EXISTS (SELECT 1 FROM jsonb_object_keys(s.by_entry_type) k WHERE k IN (${inScope}))
+       ORDER BY s.day DESC LIMIT ${input.pageSize + 1}`),
+  );
+
+  // Days of this page's span without a sealed row: not sealed yet (today) or failed readiness.
+  const spanLo = sealed.length > input.pageSize ? Date.parse(`${sealed.at(-1)!.day}T00:00:00Z`) : first;
+  const missing = rows<{ day: string }>(
+    await db.execute(sql`
+      SELECT to_char(d, 'YYYY-MM-DD') AS day
+        FROM generate_series(${isoDay(spanLo)}::date::timestamp, ${isoDay(last)}::date::timestamp, interval '1 day') d
+       WHERE NOT EXISTS (SELECT 1 FROM ledger_daily_summary s WHERE s.account_id = ${accountId} AND s.day = d::date)`),
+  ).map((r) => r.day);
+  let live: ReadinessRow[] = [];
+  if (missing.length > 0) {
+    const bounds = missing.map((d) => [`${d}T00:00:00Z`, new Date(Date.parse(`${d}T00:00:00Z`) + DAY).toISOString()]);
+    live = await analytic<ReadinessRow>(
+      db,
+      readinessQuery({
+          accountId,
+          ranges: bounds.map(([a, b]) => [a, b] as [string, string]),
+          bucket: utcDay,
+        buckets: sql`SELECT unnest(${`{${missing.join(",")}}`}::text[])`,
+      }),
+    );
+    // A closed day that passes now (it failed when it was sealed, and was corrected since) is sealed now.
+    for (const d of live) {
+      const start = Date.parse(`${d.b}T00:00:00Z`);
+      if (sealedDayEnd !== null && start < sealedDayEnd && isReady(d)) await fillDailySummaries(db, accountId, new Date(start), new Date(start + DAY));
+    }
+  }
+
+  const items = [
+    ...sealed.map((d) => item(d, types, "summary", true)),
+    ...live
+      .filter((d) => !isReady(d) || Object.keys(d.by_entry_type).some((k) => types.includes(k)))
+      .map((d) => item({ day: d.b, entry_count: d.entry_count, by_entry_type: d.by_entry_type, balance_open: d.balance_open, balance_close: d.balance_close }, types, "live", isReady(d))),
+  ].sort((a, b) => (a.day < b.day ? 1 : -1));
+  return page(items, input, items.length > input.pageSize);
+}
+
+function page(items: ReturnType<typeof item>[], input: SettlementHistoryInput, hasMore: boolean) {
+  const shown = items.slice(0, input.pageSize);
+  return {
+    items: shown,
+    scope: input.scope,
+    page_size: input.pageSize,
+    next_cursor: hasMore && shown.length > 0 ? encodeCursor(shown.at(-1)!.day, "day") : null,
+    has_more: hasMore,
+    ready: shown.every((i) => i.ready),
+  };
+}
+
+function item(d: DayTotals, types: readonly string[], source: "summary" | "live", ready: boolean) {
+  let consumeCount = 0;
+  let grantCount = 0;
+  let consumed = credits(0);
+  let granted = credits(0);
+  for (const [type, v] of Object.entries(d.by_entry_type)) {
+    if (!types.includes(type)) continue;
+    if (type.startsWith("consume_")) {
+      consumeCount += v.count;
+      consumed = consumed.minus(v.amount);
+    } else {
+      grantCount += v.count;
+      granted = granted.plus(v.amount);
+    }
+  }
+  return {
+    day: d.day,
+    bucket_start: `${d.day}T00:00:00.000Z`,
+    entry_count: consumeCount + grantCount,
+    consume_count: consumeCount,
+    grant_count: grantCount,
+    consumed_credits: creditsToNumber(consumed),
+    granted_credits: creditsToNumber(granted),
+    net_amount_credits: creditsToNumber(granted.minus(consumed)),
+    balance_open: d.balance_open === null ? null : creditsToNumber(d.balance_open),
+    balance_close: d.balance_close === null ? null : creditsToNumber(d.balance_close),
+    source,
+    ready,
+  };
+}
+
+function isoDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}

@@ -1,0 +1,106 @@
+import { sql } from "drizzle-orm";
+import { usageEvents, type UsageEventType } from "../db/schema";
+import type { Db } from "../db/types";
+import { newId, newUuid } from "../ids";
+import { credits } from "../money";
+import { usageEventRow } from "./usage-event";
+
+/**
+ * Test helper: writes usage events (and, for charges, their linked ledger rows with a continuous
+ * balance chain) at chosen past instants, the way the Call path would have written them then.
+ * `skipLedger` leaves a charge without its ledger row, to test the anomaly and readiness checks.
+ */
+export interface PastEvent {
+  at: Date;
+  eventType?: UsageEventType;
+  success?: boolean;
+  /** Settled credits; > 0 is a charge with a consume_* ledger row. */
+  amount?: string;
+  reasonCode?: string;
+  toolId?: string;
+  apiKeyId?: string | null;
+  displayTarget?: string;
+  errorMessage?: string;
+  billingSnapshotStatus?: "captured" | "not_applicable" | "missing";
+  skipLedger?: boolean;
+  executionId?: string;
+  searchId?: string | null;
+  sessionId?: string | null;
+}
+
+export interface WrittenEvent {
+  id: string;
+  executionId: string | null;
+  ledgerId: string | null;
+  at: Date;
+}
+
+export async function grantAt(db: Db, accountId: string, at: Date, amount: string): Promise<string> {
+  const id = newId("led");
+  await db.execute(sql`
+    WITH b AS (UPDATE credit_balances SET paid_credits = paid_credits + ${amount}::numeric WHERE account_id = ${accountId}
+               RETURNING paid_credits + bonus_credits + reward_credits AS total_after)
+    INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id,
+                                balance_before, balance_after, ledger_metadata, description, created_at)
+    SELECT ${id}, ${accountId}, 'grant_payment_recharge', ${amount}::numeric, 'admin', 'grant', ${id},
+           total_after - ${amount}::numeric, total_after, '{"credit_kind":"paid"}'::jsonb, 'payment recharge', ${at.toISOString()}::timestamptz FROM b`);
+  return id;
+}
+
+export async function writePastEvents(db: Db, accountId: string, events: PastEvent[]): Promise<WrittenEvent[]> {
+  const out: WrittenEvent[] = [];
+  for (const e of events) {
+    const eventType = e.eventType ?? "tool_execute";
+    const isCall = eventType === "tool_execute" || eventType === "capabilities_query";
+    const executionId = isCall ? (e.executionId ?? newId("exe")) : null;
+    const amount = e.amount ?? "0";
+    const charged = credits(amount).gt(0);
+    const ledgerId = charged && !e.skipLedger ? newId("led") : null;
+    const row = usageEventRow({
+      id: newUuid(),
+      accountId,
+      apiKeyId: e.apiKeyId ?? null,
+      eventType,
+      sourceRefType: isCall ? "execution" : "search",
+      sourceRefId: executionId ?? undefined,
+      sessionId: e.sessionId ?? executionId,
+      searchId: e.searchId ?? null,
+      executionId,
+      toolId: e.toolId ?? (isCall ? "builtin.finance.compound_interest" : null),
+      success: e.success ?? true,
+      settledAmount: amount,
+      reasonCode: e.reasonCode ?? (e.success === false ? "provider.error" : "result.valid"),
+      errorMessage: e.errorMessage ?? null,
+      durationMs: 12,
+      billingSnapshotStatus: e.billingSnapshotStatus ?? (isCall ? "captured" : "not_applicable"),
+      billingRuleSnapshot: isCall ? { unit: "call", amount_credits: Number(amount) } : undefined,
+      preSettlementBill: { execution_id: executionId, summary: `${amount} credits`, list_amount_credits: Number(amount) },
+      executionOutcome: isCall ? { outcome: e.success === false ? "provider_error" : "success", reason_code: e.reasonCode ?? "result.valid" } : null,
+      creditsLedgerEntryId: ledgerId,
+      displayTarget: e.displayTarget ?? "Compound interest",
+      billingSummary: charged ? `${amount} credits (per call)` : "Not charged",
+      requestPayload: { tool_id: e.toolId ?? null, parameters: { principal: 100 } },
+      responsePayloadSummary: { success: e.success ?? true },
+    });
+    await db.insert(usageEvents).values({ ...row, createdAt: e.at });
+    if (ledgerId) {
+      const entryType = eventType === "model_call" ? "consume_model_call" : eventType === "search" ? "consume_tool_search" : "consume_tool_execute";
+      await db.execute(sql`
+        WITH b AS (UPDATE credit_balances SET paid_credits = paid_credits - ${amount}::numeric WHERE account_id = ${accountId}
+                   RETURNING paid_credits + bonus_credits + reward_credits AS total_after)
+        INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id, execution_id,
+                                    usage_event_id, balance_before, balance_after, ledger_metadata, description, created_at)
+        SELECT ${ledgerId}, ${accountId}, ${entryType}, -${amount}::numeric, 'tollgate', 'execution', ${executionId}, ${executionId},
+               ${isCall ? null : row.id}::uuid, total_after + ${amount}::numeric, total_after,
+               ${JSON.stringify({ credit_split: { bonus: "0", reward: "0", paid: amount } })}::jsonb, 'Call', ${e.at.toISOString()}::timestamptz FROM b`);
+    }
+    if (executionId) {
+      await db.execute(sql`
+        INSERT INTO executions (id, account_id, tool_id, search_id, session_id, status, success, reason_code, charge_outcome, settled_credits, created_at, settled_at)
+        VALUES (${executionId}, ${accountId}, ${row.toolId ?? ""}, ${e.searchId ?? null}, ${row.sessionId ?? executionId}, 'settled', ${row.billableSuccess},
+                ${row.reasonCode}, ${row.chargeOutcome}, ${amount}::numeric, ${e.at.toISOString()}::timestamptz, ${e.at.toISOString()}::timestamptz)`);
+    }
+    out.push({ id: row.id as string, executionId, ledgerId, at: e.at });
+  }
+  return out;
+}

@@ -1,0 +1,126 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { ChargeOutcome, UsageEventType } from "../db/schema";
+import { invalidInput } from "../errors";
+import { credits } from "../money";
+import { inWindow } from "./time-window";
+
+/** Contract 4.2 `kind`: a group of event types. */
+export const usageKinds = {
+  discover: ["search", "search_by_ids"],
+  call: ["tool_execute", "capabilities_query"],
+  model: ["model_call"],
+} as const satisfies Record<string, readonly UsageEventType[]>;
+export type UsageKind = keyof typeof usageKinds;
+
+export const anomalies = ["failed_charged_review", "missing_ledger_link", "missing_billing_snapshot"] as const;
+export type Anomaly = (typeof anomalies)[number];
+
+export interface UsageFilters {
+  eventType?: UsageEventType;
+  kind?: UsageKind;
+  success?: boolean;
+  billableSuccess?: boolean;
+  outcome?: string;
+  reasonCode?: string;
+  hasExecutionOutcome?: boolean;
+  chargeOutcome?: ChargeOutcome;
+  anomaly?: Anomaly;
+  searchId?: string;
+  executionId?: string;
+  apiKeyId?: string;
+  /** Exact decimal strings, already checked by `parseCreditBounds`. */
+  minCredits?: string;
+  maxCredits?: string;
+  /**
+   * Set by `withAnomalyScope` for `missing_ledger_link`: the only time ranges where such an event
+   * can be (days proven ready have none).
+   */
+  within?: [string | null, string][];
+}
+
+const CHARGED = sql.raw(`('charged', 'failed_charged_review')`);
+
+/**
+ * Whether a usage event (alias `e`) has a ledger row: by its `credits_ledger_entry_id`, by the
+ * row's `usage_event_id`, or (Calls) by a consume row of the same execution. The CASE stops at
+ * the first link found, so the usual case costs one primary-key probe.
+ */
+const HAS_LEDGER_ROW = `(CASE
+  WHEN e.credits_ledger_entry_id IS NOT NULL AND EXISTS (SELECT 1 FROM credits_ledger l WHERE l.id = e.credits_ledger_entry_id AND l.account_id = e.account_id) THEN true
+  WHEN EXISTS (SELECT 1 FROM credits_ledger l WHERE l.usage_event_id = e.id AND l.account_id = e.account_id) THEN true
+  WHEN e.execution_id IS NOT NULL AND EXISTS (SELECT 1 FROM credits_ledger l WHERE l.execution_id = e.execution_id AND l.account_id = e.account_id AND l.entry_type LIKE 'consume%') THEN true
+  ELSE false END)`;
+export const hasLedgerRow = sql.raw(HAS_LEDGER_ROW);
+
+/** Computed anomalies of an event (alias `e`), never stored: a text[] for the item. */
+export const anomaliesOf = sql.raw(`array_remove(ARRAY[
+  CASE WHEN e.charge_outcome = 'failed_charged_review' THEN 'failed_charged_review' END,
+  CASE WHEN e.charge_outcome IN ('charged', 'failed_charged_review') AND NOT ${HAS_LEDGER_ROW} THEN 'missing_ledger_link' END,
+  CASE WHEN e.event_type = 'tool_execute' AND e.billing_snapshot_status <> 'captured' THEN 'missing_billing_snapshot' END
+], NULL)`);
+
+/**
+ * The WHERE conditions of a usage filter, on raw events (alias `e`) or on the hourly rollup
+ * (alias `r`). For the rollup, null means the filter cannot be answered from it (ids, amounts,
+ * missing ledger links) and the caller must count raw rows.
+ */
+export function usageConditions(f: UsageFilters, target: "events" | "rollup"): SQL[] | null {
+  const t = target === "events" ? "e" : "r";
+  const col = (name: string) => sql.raw(`${t}.${name}`);
+  const out: SQL[] = [];
+  if (f.eventType) out.push(sql`${col("event_type")} = ${f.eventType}`);
+  if (f.kind) out.push(sql`${col("event_type")} IN (${sql.join(usageKinds[f.kind].map((k) => sql`${k}`), sql`, `)})`);
+  if (f.success !== undefined) out.push(sql`${col("success")} = ${f.success}`);
+  if (f.billableSuccess !== undefined) out.push(sql`${col("billable_success")} = ${f.billableSuccess}`);
+  if (f.outcome !== undefined) out.push(sql`${col("outcome")} = ${f.outcome}`);
+  if (f.reasonCode !== undefined) out.push(sql`${col("reason_code")} = ${f.reasonCode}`);
+  if (f.hasExecutionOutcome !== undefined) {
+    out.push(target === "events" ? sql.raw(`e.execution_outcome IS ${f.hasExecutionOutcome ? "NOT " : ""}NULL`) : sql`r.has_execution_outcome = ${f.hasExecutionOutcome}`);
+  }
+  if (f.chargeOutcome) out.push(sql`${col("charge_outcome")} = ${f.chargeOutcome}`);
+  switch (f.anomaly) {
+    case undefined:
+      break;
+    case "failed_charged_review":
+      out.push(sql`${col("charge_outcome")} = 'failed_charged_review'`);
+      break;
+    case "missing_billing_snapshot":
+      out.push(sql`${col("event_type")} = 'tool_execute' AND ${col("billing_snapshot_status")} <> 'captured'`);
+      break;
+    case "missing_ledger_link":
+      if (target === "rollup") return null;
+      out.push(sql`e.charge_outcome IN ${CHARGED} AND NOT ${hasLedgerRow}`);
+      if (f.within) {
+        const ranges = f.within.map(([from, to]) => sql`(${inWindow(sql.raw("e.created_at"), from, to)})`);
+        out.push(ranges.length === 0 ? sql`false` : sql`(${sql.join(ranges, sql` OR `)})`);
+      }
+      break;
+  }
+  if (f.apiKeyId) out.push(sql`${col("api_key_id")} = ${f.apiKeyId}::uuid`);
+  if (f.searchId !== undefined || f.executionId !== undefined || f.minCredits !== undefined || f.maxCredits !== undefined) {
+    if (target === "rollup") return null;
+    if (f.searchId !== undefined) out.push(sql`e.search_id = ${f.searchId}`);
+    if (f.executionId !== undefined) out.push(sql`e.execution_id = ${f.executionId}`);
+    if (f.minCredits !== undefined) out.push(sql`e.actual_amount_credits >= ${f.minCredits}::numeric`);
+    if (f.maxCredits !== undefined) out.push(sql`e.actual_amount_credits <= ${f.maxCredits}::numeric`);
+  }
+  return out;
+}
+
+export function and(conditions: SQL[]): SQL {
+  return conditions.length === 0 ? sql`true` : sql.join(conditions, sql` AND `);
+}
+
+/**
+ * `min_credits` / `max_credits`: each >= 0 and min <= max, else the contract's 400 -7. The format
+ * (a decimal number) was checked by the request schema.
+ */
+export function parseCreditBounds(min: string | undefined, max: string | undefined): { minCredits?: string; maxCredits?: string } {
+  for (const [name, v] of [["min_credits", min], ["max_credits", max]] as const) {
+    if (v !== undefined && credits(v).lt(0)) throw invalidInput(`Invalid ${name}: ${v}. Credit bounds must be greater than or equal to 0`);
+  }
+  if (min !== undefined && max !== undefined && credits(min).gt(credits(max))) {
+    throw invalidInput(`min_credits (${min}) must not be greater than max_credits (${max})`);
+  }
+  return { minCredits: min === undefined ? undefined : credits(min).toFixed(), maxCredits: max === undefined ? undefined : credits(max).toFixed() };
+}

@@ -1,0 +1,145 @@
+import { and, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { apiKeys, usageEvents } from "../db/schema";
+import type { Db } from "../db/types";
+import { notFound, unauthorized } from "../errors";
+import { newUuid } from "../ids";
+import { creditsToNumber } from "../money";
+import { randomToken, sha256Hex } from "./secrets";
+
+const KEY_PREFIX = "tg_";
+const VISIBLE_CHARS = 11;
+/** A revoked key stops working on every instance within this many milliseconds. */
+const CACHE_TTL_MS = 5_000;
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface ApiKeyPrincipal {
+  apiKeyId: string;
+  accountId: string;
+}
+
+export function looksLikeApiKey(token: string): boolean {
+  return token.startsWith(KEY_PREFIX) && token.length >= 20 && token.length <= 128;
+}
+
+export async function createApiKey(db: Db, input: { accountId: string; name?: string }) {
+  const apiKey = `${KEY_PREFIX}${randomToken(30)}`;
+  const id = newUuid();
+  const prefix = apiKey.slice(0, VISIBLE_CHARS);
+  const name = input.name ?? "default";
+  const [row] = await db
+    .insert(apiKeys)
+    .values({ id, accountId: input.accountId, name, prefix, keyHash: sha256Hex(apiKey) })
+    .returning({ createdAt: apiKeys.createdAt });
+  return { api_key_id: id, api_key: apiKey, prefix, name, created_at: row.createdAt.toISOString() };
+}
+
+export async function revokeApiKey(db: Db, input: { id: string; accountId?: string }) {
+  const conditions = [eq(apiKeys.id, input.id), isNull(apiKeys.revokedAt)];
+  if (input.accountId) conditions.push(eq(apiKeys.accountId, input.accountId));
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: sql`now()` })
+    .where(and(...conditions))
+    .returning({ id: apiKeys.id, keyHash: apiKeys.keyHash, revokedAt: apiKeys.revokedAt });
+  if (rows.length === 0) {
+    const existing = await db.select({ id: apiKeys.id, accountId: apiKeys.accountId }).from(apiKeys).where(eq(apiKeys.id, input.id));
+    if (existing.length === 0 || (input.accountId && existing[0].accountId !== input.accountId)) {
+      throw notFound(`API key ${input.id} not found`);
+    }
+    return { api_key_id: input.id, revoked: true };
+  }
+  cacheFor(db).delete(rows[0].keyHash);
+  return { api_key_id: input.id, revoked: true };
+}
+
+/**
+ * The account's keys, newest first, with what each has spent: the settled credits of the usage
+ * events it made (the same amounts the ledger recorded) and how many events it made.
+ */
+export async function listApiKeys(db: Db, input: { accountId: string }) {
+  const spend = db
+    .select({
+      apiKeyId: usageEvents.apiKeyId,
+      spent: sql<string>`sum(${usageEvents.settledAmountCredits})`.as("spent"),
+      events: sql<number>`count(*)::int`.as("events"),
+    })
+    .from(usageEvents)
+    .where(and(eq(usageEvents.accountId, input.accountId), isNotNull(usageEvents.apiKeyId)))
+    .groupBy(usageEvents.apiKeyId)
+    .as("spend");
+  const rows = await db
+    .select({
+      id: apiKeys.id,
+      name: apiKeys.name,
+      prefix: apiKeys.prefix,
+      lastUsedAt: apiKeys.lastUsedAt,
+      revokedAt: apiKeys.revokedAt,
+      createdAt: apiKeys.createdAt,
+      spent: spend.spent,
+      events: spend.events,
+    })
+    .from(apiKeys)
+    .leftJoin(spend, eq(spend.apiKeyId, apiKeys.id))
+    .where(eq(apiKeys.accountId, input.accountId))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+  return rows.map((r) => ({
+    api_key_id: r.id,
+    name: r.name,
+    prefix: r.prefix,
+    last_used_at: r.lastUsedAt?.toISOString() ?? null,
+    revoked_at: r.revokedAt?.toISOString() ?? null,
+    created_at: r.createdAt.toISOString(),
+    credits_spent: creditsToNumber(r.spent),
+    usage_event_count: r.events ?? 0,
+  }));
+}
+
+interface CacheEntry {
+  principal: ApiKeyPrincipal | null;
+  expiresAt: number;
+  touchedAt: number;
+}
+const caches = new WeakMap<Db, Map<string, CacheEntry>>();
+function cacheFor(db: Db): Map<string, CacheEntry> {
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = new Map();
+    caches.set(db, cache);
+  }
+  return cache;
+}
+
+/** Resolves a presented API key to its account; cached briefly so a Call does not re-read it. */
+export async function authenticateApiKey(db: Db, apiKey: string): Promise<ApiKeyPrincipal> {
+  if (!looksLikeApiKey(apiKey)) throw unauthorized("Malformed API key");
+  const hash = sha256Hex(apiKey);
+  const cache = cacheFor(db);
+  const now = Date.now();
+  let entry = cache.get(hash);
+  if (!entry || entry.expiresAt <= now) {
+    const rows = await db
+      .select({ id: apiKeys.id, accountId: apiKeys.accountId, revokedAt: apiKeys.revokedAt })
+      .from(apiKeys)
+      .where(eq(apiKeys.keyHash, hash))
+      .limit(1);
+    const row = rows[0];
+    entry = {
+      principal: row && !row.revokedAt ? { apiKeyId: row.id, accountId: row.accountId } : null,
+      expiresAt: now + CACHE_TTL_MS,
+      touchedAt: entry?.touchedAt ?? 0,
+    };
+    if (cache.size > 10_000) cache.clear();
+    cache.set(hash, entry);
+  }
+  if (!entry.principal) throw unauthorized("Unknown or revoked API key");
+  if (now - entry.touchedAt > LAST_USED_RESOLUTION_MS) {
+    entry.touchedAt = now;
+    // last_used_at is advisory: written at most once a minute per key, never on the request's path.
+    void db
+      .update(apiKeys)
+      .set({ lastUsedAt: sql`now()` })
+      .where(eq(apiKeys.id, entry.principal.apiKeyId))
+      .catch(() => undefined);
+  }
+  return entry.principal;
+}

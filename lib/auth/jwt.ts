@@ -1,0 +1,104 @@
+import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from "jose";
+import { eq } from "drizzle-orm";
+import { revokedTokens } from "../db/schema";
+import type { Db } from "../db/types";
+import { unauthorized } from "../errors";
+import { JWT_ALG, currentSigningKey, verificationKey } from "./signing-keys";
+import { apiAudience, issuer } from "./issuer";
+import { randomToken } from "./secrets";
+import type { UserRole } from "../db/schema";
+
+export type TokenUse = "access" | "delegation";
+
+export interface AccessClaims extends JWTPayload {
+  sub: string;
+  acct: string;
+  role: UserRole;
+  scope: string;
+  jti: string;
+  exp: number;
+  token_use: TokenUse;
+  client_id?: string;
+  /** Delegation tokens (RFC 8693 exchange) only. */
+  model?: string;
+  run_id?: string;
+  max_credits?: number;
+  tool_ids?: string[];
+  provider_ids?: string[];
+}
+
+export interface IssueTokenInput {
+  userId: string;
+  accountId: string;
+  role: UserRole;
+  scope: string;
+  ttlSeconds: number;
+  audience?: string | string[];
+  clientId?: string;
+  tokenUse?: TokenUse;
+  extra?: Pick<AccessClaims, "model" | "run_id" | "max_credits" | "tool_ids" | "provider_ids">;
+}
+
+export interface IssuedToken {
+  accessToken: string;
+  jti: string;
+  expiresIn: number;
+  expiresAt: Date;
+}
+
+export const DEFAULT_SCOPE = "tools:read tools:execute usage:read ledger:read";
+
+export async function issueAccessToken(db: Db, input: IssueTokenInput): Promise<IssuedToken> {
+  const { kid, key } = await currentSigningKey(db);
+  const jti = randomToken(16);
+  const now = Math.floor(Date.now() / 1000);
+  const accessToken = await new SignJWT({
+    acct: input.accountId,
+    role: input.role,
+    scope: input.scope,
+    token_use: input.tokenUse ?? "access",
+    ...(input.clientId ? { client_id: input.clientId } : {}),
+    ...input.extra,
+  })
+    .setProtectedHeader({ alg: JWT_ALG, kid, typ: "at+jwt" })
+    .setIssuer(issuer())
+    .setSubject(input.userId)
+    .setAudience(input.audience ?? apiAudience())
+    .setIssuedAt(now)
+    .setExpirationTime(now + input.ttlSeconds)
+    .setJti(jti)
+    .sign(key);
+  return { accessToken, jti, expiresIn: input.ttlSeconds, expiresAt: new Date((now + input.ttlSeconds) * 1000) };
+}
+
+export function looksLikeJwt(token: string): boolean {
+  return /^[\w-]+\.[\w-]+\.[\w-]+$/.test(token);
+}
+
+/**
+ * Verifies signature, issuer, audience, expiry and revocation. Every failure is `unauthorized`
+ * with a message that says which (expired, malformed, unknown key, revoked).
+ */
+export async function verifyAccessToken(db: Db, token: string, audience: string = apiAudience()): Promise<AccessClaims> {
+  if (!looksLikeJwt(token)) throw unauthorized("Malformed access token");
+  let kid: string | undefined;
+  try {
+    kid = decodeProtectedHeader(token).kid;
+  } catch {
+    throw unauthorized("Malformed access token");
+  }
+  const key = kid ? await verificationKey(db, kid) : undefined;
+  if (!key) throw unauthorized("Access token was not issued by this server");
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, key, { issuer: issuer(), audience, algorithms: [JWT_ALG] }));
+  } catch (err) {
+    if (err instanceof joseErrors.JWTExpired) throw unauthorized("Access token has expired");
+    throw unauthorized("Invalid access token");
+  }
+  const claims = payload as AccessClaims;
+  if (!claims.sub || !claims.acct || !claims.jti) throw unauthorized("Invalid access token");
+  const revoked = await db.select({ jti: revokedTokens.jti }).from(revokedTokens).where(eq(revokedTokens.jti, claims.jti)).limit(1);
+  if (revoked.length > 0) throw unauthorized("Access token has been revoked");
+  return claims;
+}

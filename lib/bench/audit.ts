@@ -1,0 +1,373 @@
+// npm run bench:audit — the audit API at a million rows, on PostgreSQL.
+//
+// Generates one account with BENCH_EVENTS (default 1,000,000) usage events over BENCH_DAYS (90)
+// days, with their executions, searches and linked ledger rows (a continuous balance chain), by
+// bulk INSERT ... SELECT generate_series; then times the audit endpoints through the real HTTP
+// server running in a child process, and the full CSV export with the child's peak RSS.
+// DATABASE_URL: the PostgreSQL database to use (the account is added to it); without it a fresh
+// database tollgate_bench_audit_<rand> is created on postgres://postgres@127.0.0.1:5432 and dropped
+// (BENCH_KEEP=1 keeps it and prints its URL; BENCH_ACCOUNT=<acc_…> with that DATABASE_URL measures the
+// kept account again without reloading).
+import { spawn, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { sql } from "drizzle-orm";
+
+process.env.PUBLIC_URL ??= "http://tollgate.bench";
+process.env.LOG_LEVEL ??= "warn";
+process.env.SEED_DEMO = "false";
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const DAYS = Number(process.env.BENCH_DAYS ?? 90);
+const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 100);
+const WARMUP = 20;
+const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const SELF = fileURLToPath(import.meta.url);
+
+async function main() {
+  if (process.argv[2] === "serve") return serve(process.argv[3]);
+  const { openDatabase } = await import("../db/open");
+  const { migrateDatabase } = await import("../db/migrate");
+
+  let url = process.env.DATABASE_URL;
+  let dropAfter: string | null = null;
+  if (url && !url.startsWith("postgres")) throw new Error("bench:audit needs PostgreSQL: DATABASE_URL must be a postgres:// URL");
+  if (!url) {
+    dropAfter = `tollgate_bench_audit_${crypto.randomBytes(4).toString("hex")}`;
+    await admin(`CREATE DATABASE "${dropAfter}"`);
+    const u = new URL(ADMIN_URL);
+    u.pathname = `/${dropAfter}`;
+    url = u.toString();
+  }
+  // One connection: the load's session settings and temporary table must stay on it.
+  const database = await openDatabase({ kind: "postgres", url, poolSize: 1 });
+  let server: ChildProcess | undefined;
+  try {
+    await migrateDatabase(database);
+    const db = database.db;
+    const reuse = process.env.BENCH_ACCOUNT;
+    const { accountId, token, executionIds } = reuse ? await existing(db, reuse) : await timed("bulk load", () => load(db, dropAfter !== null));
+    const { sealAuditHours } = await import("../audit/seal");
+    await timed(`${reuse ? "seal catch-up" : `initial seal (${DAYS} days of hourly rollups, daily settlement summaries with readiness)`}`, () => sealAuditHours(db, accountId));
+
+    const child = await startServer(url);
+    server = child.process;
+    const base = `${child.url}/api/v1`;
+    const headers = { authorization: `Bearer ${token}` };
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const pick = () => executionIds[Math.floor(Math.random() * executionIds.length)];
+
+    const cases: { name: string; goal: number; path: () => string }[] = [
+      { name: "list: first page, unfiltered", goal: 50, path: () => "/auth/usage/history/v2" },
+      { name: "list: charge_outcome=charged + 30-day range", goal: 50, path: () => `/auth/usage/history/v2?charge_outcome=charged&start_date=${day(-30)}&end_date=${day(-1)}` },
+      { name: "lookup by execution_id (/auth/lookup)", goal: 50, path: () => `/auth/lookup?id=${pick()}` },
+      { name: "list by execution_id (contract 4.2)", goal: 50, path: () => `/auth/usage/history/v2?execution_id=${pick()}` },
+      { name: "usage summary: 30 days, day buckets", goal: 300, path: () => `/auth/usage/history/v2?summary=true&bucket=day&start_date=${day(-30)}&end_date=${day(0)}` },
+      { name: "usage summary: 30 days, day buckets, tz=Europe/Paris", goal: 300, path: () => `/auth/usage/history/v2?summary=true&bucket=day&tz=Europe/Paris&start_date=${day(-30)}&end_date=${day(0)}` },
+      { name: "ledger summary: 30 days, day buckets", goal: 300, path: () => `/auth/credits/ledger?summary=true&bucket=day&start_date=${day(-30)}&end_date=${day(0)}` },
+      { name: "ledger summary: default (last 24 h)", goal: 300, path: () => "/auth/credits/ledger?summary=true" },
+      { name: "ledger readiness: whole history", goal: 300, path: () => "/auth/credits/ledger-readiness" },
+      { name: "settlement history: first page", goal: 300, path: () => "/auth/account/settlement-history" },
+    ];
+    const results: string[][] = [];
+    for (const c of cases) {
+      for (let i = 0; i < WARMUP; i++) await request(base + c.path(), headers);
+      const times: number[] = [];
+      for (let i = 0; i < ITERATIONS; i++) times.push(await request(base + c.path(), headers));
+      times.sort((a, b) => a - b);
+      const p = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)];
+      results.push([c.name, p(0.5).toFixed(1), p(0.95).toFixed(1), `< ${c.goal}`, p(0.95) < c.goal ? "ok" : "MISSED"]);
+    }
+
+    // The export runs on a fresh server process, so its RSS is the export's and not what the
+    // latency cases left in the heap.
+    server.kill("SIGTERM");
+    await new Promise((r) => server!.once("exit", r));
+    const exporter = await startServer(url);
+    server = exporter.process;
+    const exportBase = `${exporter.url}/api/v1`;
+    await request(`${exportBase}/auth/usage/history/v2?limit=1`, headers);
+    const rssBefore = rss(exporter.process.pid!);
+    let peak = rssBefore;
+    const sampler = setInterval(() => (peak = Math.max(peak, rss(exporter.process.pid!))), 50);
+    const started = performance.now();
+    const res = await fetch(`${exportBase}/auth/usage/history/v2/export`, { headers });
+    if (!res.ok || !res.body) throw new Error(`export failed: ${res.status}`);
+    let bytes = 0;
+    let lines = 0;
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      bytes += chunk.length;
+      const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) lines++;
+    }
+    const exportSeconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    peak = Math.max(peak, rss(exporter.process.pid!));
+    const hwm = vmHwm(exporter.process.pid!);
+
+    const sizes = await db.execute(sql`
+      SELECT relname AS table, pg_size_pretty(pg_total_relation_size(c.oid)) AS size
+        FROM pg_class c WHERE relname IN ('usage_events', 'credits_ledger', 'executions', 'searches', 'usage_hourly_rollup', 'usage_daily_rollup', 'ledger_hourly_rollup', 'ledger_daily_summary')
+       ORDER BY pg_total_relation_size(c.oid) DESC`);
+    console.log(`\nbench:audit — PostgreSQL, one account, ${EVENTS.toLocaleString("en")} usage events over ${DAYS} days; ${ITERATIONS} requests per case after ${WARMUP} warm-up, sequential, over HTTP (keep-alive) to the API in a child process\n`);
+    printTable(["case", "p50 ms", "p95 ms", "goal", ""], results);
+    console.log(
+      `\nCSV export of all rows: ${(lines - 1).toLocaleString("en")} rows, ${(bytes / 1e6).toFixed(0)} MB in ${exportSeconds.toFixed(1)} s (goal < 60 s: ${exportSeconds < 60 ? "ok" : "MISSED"}); ` +
+        `server RSS ${mb(rssBefore)} MB before, peak ${mb(peak)} MB during (goal < 300 MB: ${peak < 300 * 1024 ? "ok" : "MISSED"}; process lifetime high-water mark ${mb(hwm)} MB)`,
+    );
+    console.log("\nTable sizes:");
+    for (const r of (sizes as unknown as { rows: { table: string; size: string }[] }).rows) console.log(`  ${r.table.padEnd(22)} ${r.size}`);
+  } finally {
+    if (server) {
+      server.kill("SIGTERM");
+      await new Promise((r) => server!.once("exit", r));
+    }
+    await database.close();
+    if (dropAfter && process.env.BENCH_KEEP === "1") console.log(`kept database: ${url}`);
+    else if (dropAfter) await admin(`DROP DATABASE IF EXISTS "${dropAfter}" WITH (FORCE)`);
+  }
+}
+
+/** The bulk load: every row by INSERT ... SELECT generate_series, indexes rebuilt once at the end. */
+async function load(db: import("../db/types").Db, freshDatabase: boolean) {
+  const { createAccount } = await import("../accounts/create-account");
+  const { createUser } = await import("../accounts/create-user");
+  const { createApiKey } = await import("../auth/api-keys");
+  const { DEFAULT_SCOPE, issueAccessToken } = await import("../auth/jwt");
+  const { account_id: accountId } = await createAccount(db, { name: "bench" });
+  const { user_id: userId } = await createUser(db, { accountId, email: `bench-${accountId}@example.test`, password: "bench password" });
+  const { api_key_id: apiKeyId } = await createApiKey(db, { accountId, name: "bench" });
+  const { accessToken: token } = await issueAccessToken(db, { userId, accountId, role: "owner", scope: DEFAULT_SCOPE, ttlSeconds: 6 * 3600 });
+  const tag = accountId.slice(-10);
+  const run = (q: ReturnType<typeof sql>) => db.execute(q);
+
+  await run(sql`SET synchronous_commit = off`);
+  await run(sql`SET maintenance_work_mem = '512MB'`);
+  // On a fresh database, drop the secondary indexes during the load and rebuild them from their own definitions.
+  const indexes = freshDatabase
+    ? ((await run(sql`SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('usage_events', 'credits_ledger', 'executions', 'searches')
+                        AND indexname NOT LIKE '%_pkey'`)) as unknown as { rows: { indexname: string; indexdef: string }[] }).rows
+    : [];
+  for (const i of indexes) await run(sql.raw(`DROP INDEX "${i.indexname}"`));
+
+  const end = new Date(Date.now() - 60_000).toISOString();
+  const step = (DAYS * 86_400) / EVENTS;
+  // Per event g: 30% search, 15% search_by_ids, 50% tool_execute, 2.5% capabilities_query, 2.5% model_call;
+  // every group of 20 events starts with a search that the group's Inspects and Calls refer to.
+  // tool_execute: 60% charged (0.25, 1, 2 or 5 credits), 24% included, 14% failed_not_charged, ~0.2% failed_charged_review;
+  // 1 in 10007 has no billing snapshot.
+  await run(sql`
+    CREATE TEMP TABLE bench_gen AS
+    SELECT g, ts, et,
+           CASE WHEN et IN ('search', 'search_by_ids', 'capabilities_query') THEN 'included'
+                WHEN et = 'model_call' THEN 'charged'
+                WHEN k < 30 THEN 'charged' WHEN k < 42 THEN 'included'
+                WHEN k = 49 AND (g / 1000) % 10 = 0 THEN 'failed_charged_review'
+                ELSE 'failed_not_charged' END AS co,
+           'exe_' || ${tag} || lpad(g::text, 9, '0') AS exe,
+           'srch_' || ${tag} || lpad((CASE WHEN et = 'search' THEN g ELSE g - g % 20 END)::text, 9, '0') AS srch
+      FROM (SELECT g, ${end}::timestamptz - (${EVENTS}::int - g) * ${step}::float8 * interval '1 second' AS ts, (g / 20) % 50 AS k,
+                   CASE WHEN g % 20 < 6 THEN 'search' WHEN g % 20 < 9 THEN 'search_by_ids' WHEN g % 20 < 19 THEN 'tool_execute'
+                        WHEN g % 40 = 19 THEN 'capabilities_query' ELSE 'model_call' END AS et
+              FROM generate_series(1, ${EVENTS}::int) g) x`);
+  await run(sql`
+    INSERT INTO usage_events (id, account_id, api_key_id, event_type, source_system, source_ref_type, source_ref_id, session_id, search_id,
+      execution_id, tool_id, success, billable_success, charge_outcome, reason_code, error_message, duration_ms, billing_snapshot_status,
+      billing_rule_snapshot, pre_settlement_bill, settlement_result, pre_settlement_amount_credits, settled_amount_credits,
+      requested_amount_credits, actual_amount_credits, execution_outcome, outcome, credits_ledger_entry_id, display_target,
+      billing_summary, request_payload, response_payload_summary, created_at)
+    SELECT (lpad(to_hex((extract(epoch from ts) * 1000)::bigint), 12, '0') || '7' || lpad(to_hex(g % 4096), 3, '0') || '8'
+              || lpad(to_hex(g), 15, '0'))::uuid,
+           ${accountId}, ${apiKeyId}::uuid, et, 'tollgate', CASE WHEN call THEN 'execution' ELSE 'search' END,
+           CASE WHEN call THEN exe ELSE srch END, 'ses_' || ${tag} || (g / 100), srch, CASE WHEN call THEN exe END,
+           CASE WHEN call THEN 'builtin.finance.compound_interest' END,
+           co IN ('charged', 'included'), co IN ('charged', 'included'), co, rc,
+           CASE WHEN co IN ('charged', 'included') THEN NULL ELSE 'Upstream said "no", then failed' END,
+           5 + g % 300,
+           CASE WHEN et = 'tool_execute' AND g % 10007 = 0 THEN 'missing' WHEN call OR et = 'model_call' THEN 'captured' ELSE 'not_applicable' END,
+           CASE WHEN call OR et = 'model_call' THEN jsonb_build_object('unit', 'call', 'amount_credits', amt) END,
+           jsonb_build_object('execution_id', exe, 'summary', amt || ' credits', 'list_amount_credits', amt),
+           jsonb_build_object('settled_amount_credits', amt), amt, amt, amt, amt,
+           CASE WHEN call THEN jsonb_build_object('outcome', oc, 'reason_code', rc) END, CASE WHEN call THEN oc END,
+           CASE WHEN amt > 0 THEN 'led_' || ${tag} || lpad(g::text, 9, '0') END,
+           CASE WHEN call THEN 'Compound interest' ELSE 'compound interest' END,
+           CASE WHEN amt > 0 THEN amt || ' credits (per call)' ELSE 'Not charged' END,
+           jsonb_build_object('tool_id', 'builtin.finance.compound_interest', 'parameters', jsonb_build_object('principal', g % 1000, 'years', 2)),
+           jsonb_build_object('success', co IN ('charged', 'included'), 'size_bytes', 100 + g % 900),
+           ts
+      FROM bench_gen,
+      LATERAL (SELECT et IN ('tool_execute', 'capabilities_query') AS call,
+                      CASE WHEN co IN ('charged', 'failed_charged_review') THEN (ARRAY[1, 2, 5, 0.25])[1 + (g / 20) % 4]::numeric ELSE 0::numeric END AS amt,
+                      CASE WHEN co IN ('charged', 'included') THEN 'result.valid' WHEN co = 'failed_charged_review' THEN 'provider.error'
+                           ELSE (ARRAY['provider.http_error', 'transport.timeout', 'validation_error', 'result.empty'])[1 + g % 4] END AS rc) r,
+      LATERAL (SELECT CASE rc WHEN 'result.valid' THEN 'success' WHEN 'provider.error' THEN 'provider_error' WHEN 'provider.http_error' THEN 'provider_error'
+                      WHEN 'transport.timeout' THEN 'transport_error' WHEN 'validation_error' THEN 'validation_error' ELSE 'empty' END AS oc) o`);
+  await run(sql`
+    INSERT INTO executions (id, account_id, api_key_id, tool_id, provider_id, search_id, session_id, status, reserved_credits, parameters,
+                            success, reason_code, charge_outcome, settled_credits, duration_ms, created_at, settled_at)
+    SELECT execution_id, account_id, api_key_id, tool_id, 'builtin', search_id, session_id, 'settled', settled_amount_credits,
+           request_payload -> 'parameters', success, reason_code, charge_outcome, settled_amount_credits, duration_ms, created_at, created_at
+      FROM usage_events WHERE account_id = ${accountId} AND execution_id IS NOT NULL`);
+  await run(sql`
+    INSERT INTO searches (id, account_id, api_key_id, session_id, query, lang, view, result_ids, created_at)
+    SELECT search_id, account_id, api_key_id, session_id, 'compound interest', 'en', 'full', ARRAY['builtin.finance.compound_interest'], created_at
+      FROM usage_events WHERE account_id = ${accountId} AND event_type = 'search'`);
+  // The ledger: a recharge at the start and every day, and one consume row per charge; the balance
+  // chain (balance_before/after by seq) is a running sum, as the locked balance row would have made it.
+  const seqBase = Number(((await run(sql`SELECT nextval('credits_ledger_seq_seq') AS n`)) as unknown as { rows: { n: number }[] }).rows[0].n);
+  await run(sql`
+    INSERT INTO credits_ledger (id, seq, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id, execution_id,
+                                usage_event_id, api_key_id, pre_settlement_bill, settlement_result, balance_before, balance_after, ledger_metadata,
+                                description, created_at)
+    SELECT id, ${seqBase} + row_number() OVER w, ${accountId}, entry_type, amount, src, reft, refid, exe, evid, ${apiKeyId}::uuid, psb, sr,
+           sum(amount) OVER w - amount, sum(amount) OVER w, meta, descr, ts
+      FROM (
+        SELECT credits_ledger_entry_id AS id, CASE event_type WHEN 'model_call' THEN 'consume_model_call' ELSE 'consume_tool_execute' END AS entry_type,
+               -actual_amount_credits AS amount, 'tollgate' AS src, 'execution' AS reft, coalesce(execution_id, id::text) AS refid,
+               execution_id AS exe, CASE WHEN execution_id IS NULL THEN id END AS evid, pre_settlement_bill AS psb, settlement_result AS sr,
+               jsonb_build_object('credit_split', jsonb_build_object('bonus', '0', 'reward', '0', 'paid', actual_amount_credits::text)) AS meta,
+               'Call builtin.finance.compound_interest' AS descr, created_at AS ts
+          FROM usage_events WHERE account_id = ${accountId} AND credits_ledger_entry_id IS NOT NULL
+        UNION ALL
+        SELECT 'led_' || ${tag} || 'grant' || d, 'grant_payment_recharge', CASE WHEN d = 0 THEN 100000 ELSE 15000 END, 'admin', 'grant',
+               'led_' || ${tag} || 'grant' || d, NULL, NULL, NULL, NULL, '{"credit_kind":"paid"}'::jsonb, 'payment recharge',
+               ${end}::timestamptz - ${DAYS}::int * interval '1 day' + d * interval '1 day' - interval '1 second'
+          FROM generate_series(0, ${DAYS - 1}::int) d
+      ) x
+    WINDOW w AS (ORDER BY ts, id ROWS UNBOUNDED PRECEDING)`);
+  await run(sql`SELECT setval('credits_ledger_seq_seq', (SELECT max(seq) FROM credits_ledger))`);
+  await run(sql`UPDATE credit_balances SET paid_credits = (SELECT sum(amount_credits) FROM credits_ledger WHERE account_id = ${accountId}) WHERE account_id = ${accountId}`);
+  for (const i of indexes) await run(sql.raw(i.indexdef));
+  await run(sql`DROP TABLE bench_gen`);
+  await run(sql`ANALYZE usage_events`);
+  await run(sql`ANALYZE credits_ledger`);
+  await run(sql`ANALYZE executions`);
+  await run(sql`ANALYZE searches`);
+  await run(sql`VACUUM (ANALYZE) usage_events`);
+  await run(sql`VACUUM (ANALYZE) credits_ledger`);
+
+  const sample = (await run(sql`SELECT execution_id FROM usage_events WHERE account_id = ${accountId} AND execution_id IS NOT NULL
+                                  AND id IN (SELECT id FROM usage_events TABLESAMPLE SYSTEM (1)) LIMIT 1000`)) as unknown as { rows: { execution_id: string }[] };
+  return { accountId, token, executionIds: sample.rows.map((r) => r.execution_id) };
+}
+
+/** BENCH_ACCOUNT=<acc_…> with DATABASE_URL: measure an account loaded by an earlier run (BENCH_KEEP=1). */
+async function existing(db: import("../db/types").Db, accountId: string) {
+  const { DEFAULT_SCOPE, issueAccessToken } = await import("../auth/jwt");
+  const user = ((await db.execute(sql`SELECT id FROM users WHERE account_id = ${accountId} LIMIT 1`)) as unknown as { rows: { id: string }[] }).rows[0];
+  if (!user) throw new Error(`BENCH_ACCOUNT ${accountId} has no user in this database`);
+  const { accessToken: token } = await issueAccessToken(db, { userId: user.id, accountId, role: "owner", scope: DEFAULT_SCOPE, ttlSeconds: 6 * 3600 });
+  const sample = (await db.execute(sql`SELECT execution_id FROM usage_events WHERE account_id = ${accountId} AND execution_id IS NOT NULL
+                                         AND id IN (SELECT id FROM usage_events TABLESAMPLE SYSTEM (1)) LIMIT 1000`)) as unknown as { rows: { execution_id: string }[] };
+  return { accountId, token, executionIds: sample.rows.map((r) => r.execution_id) };
+}
+
+/** Child process: the real API app on a free port, on the given database. */
+async function serve(url: string) {
+  const { serve: listen } = await import("@hono/node-server");
+  const { openDatabase } = await import("../db/open");
+  const { createApiApp } = await import("../api/app");
+  const database = await openDatabase({ kind: "postgres", url, poolSize: 10 });
+  const app = createApiApp({ database });
+  const server = listen({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => {
+    process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`);
+  });
+  process.on("SIGTERM", () => {
+    server.close();
+    void database.close().finally(() => process.exit(0));
+  });
+}
+
+/**
+ * The child runs this file bundled by esbuild (as `npm run build` bundles the server) with plain
+ * node, so its RSS is the API's own, not the TypeScript loader's.
+ */
+async function bundleSelf(): Promise<string> {
+  const { build } = await import("esbuild");
+  const outfile = path.resolve("node_modules/.cache/tollgate-bench/audit-server.mjs");
+  await build({
+    entryPoints: [SELF],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    logLevel: "warning",
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  });
+  return outfile;
+}
+
+async function startServer(url: string): Promise<{ url: string; process: ChildProcess }> {
+  const bundle = await bundleSelf();
+  const child = spawn(process.execPath, [bundle, "serve", url], { env: process.env, stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once("exit", (code) => reject(new Error(`bench server exited (${code})`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, process: child };
+}
+
+async function request(url: string, headers: Record<string, string>): Promise<number> {
+  const started = performance.now();
+  const res = await fetch(url, { headers });
+  const body = await res.text();
+  const ms = performance.now() - started;
+  if (res.status !== 200) throw new Error(`${url} -> ${res.status}: ${body.slice(0, 300)}`);
+  return ms;
+}
+
+function rss(pid: number): number {
+  return statusField(pid, "VmRSS");
+}
+
+function vmHwm(pid: number): number {
+  return statusField(pid, "VmHWM");
+}
+
+/** A /proc/<pid>/status field in KiB. */
+function statusField(pid: number, field: string): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) : 0;
+}
+
+const mb = (kib: number) => (kib / 1024).toFixed(0);
+
+async function admin(statement: string) {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const result = await fn();
+  console.log(`${label}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return result;
+}
+
+function printTable(header: string[], body: string[][]) {
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join("  ");
+  console.log(line(header));
+  for (const b of body) console.log(line(b));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

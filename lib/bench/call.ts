@@ -1,0 +1,358 @@
+// npm run bench:call — throughput and latency of Call (POST /api/v1/tools/execute) on PostgreSQL:
+// (1) a priced builtin tool, (2) a priced http tool against a local fast upstream beside the same
+// load sent straight to that upstream (the gateway's added latency), (3) pgbench TPC-B-like TPS.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import pg from "pg";
+import { sql } from "drizzle-orm";
+import { freePort, startProductServer, waitFor, type LoadResult, type RunningServer } from "./harness";
+import { openDatabase } from "../db/open";
+import type { Db } from "../db/types";
+import { createAccount } from "../accounts/create-account";
+import { createApiKey } from "../auth/api-keys";
+import { importCatalog } from "../catalog/import";
+import { parseManifest } from "../catalog/manifest";
+import { rows } from "../db/row-sql";
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const LEVELS = [1, 10, 50];
+const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+/** Contract §8 allows 200 Calls per minute per account: the load is spread over many accounts' keys. */
+const CALLS_PER_KEY = 180;
+const MAX_EXPECTED_RPS = Number(process.env.BENCH_MAX_RPS ?? 4000);
+
+const UPSTREAM = `
+const http = require("node:http");
+const body = JSON.stringify({ data: { ok: true, value: 42, unit: "widgets" } });
+http.createServer((req, res) => {
+  req.resume();
+  req.on("end", () => { res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }); res.end(body); });
+}).listen(Number(process.env.PORT), "127.0.0.1");
+`;
+
+// Without a production build: the same Hono app and bootstrap, served by @hono/node-server.
+const API_ONLY_SERVER = `
+import { serve } from "@hono/node-server";
+import { bootstrap } from "./lib/server/bootstrap";
+import { createApiApp } from "./lib/api/app";
+const { database } = await bootstrap();
+serve({ fetch: createApiApp({ database }).fetch, hostname: "127.0.0.1", port: Number(process.env.PORT) });
+process.on("SIGTERM", () => process.exit(0));
+`;
+
+interface Stage extends LoadResult {
+  ok: number;
+  statuses: Record<number, number>;
+  /** CPU ms per 2xx response: the gateway process, and all PostgreSQL processes. */
+  serverCpuMs?: number;
+  postgresCpuMs?: number;
+}
+
+const TICK_MS = 1000 / Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim() || 100);
+
+/** utime + stime of a process, in ms (Linux /proc); 0 when unavailable. */
+function processCpuMs(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU of the PostgreSQL backends serving one database (other sessions on the machine excluded),
+ * sampled every 200 ms so backends that exit before the end still count.
+ */
+function sampleBackendCpu(database: string): () => number {
+  const seen = new Map<number, { first: number; last: number }>();
+  const sample = () => {
+    for (const entry of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      const pid = Number(entry);
+      try {
+        const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+        if (!cmdline.startsWith("postgres:") || !cmdline.includes(` ${database} `)) continue;
+        const cpu = processCpuMs(pid);
+        const known = seen.get(pid);
+        if (known) known.last = cpu;
+        else seen.set(pid, { first: cpu, last: cpu });
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+  };
+  sample();
+  const timer = setInterval(sample, 200);
+  return () => {
+    clearInterval(timer);
+    sample();
+    let total = 0;
+    for (const { first, last } of seen.values()) total += last - first;
+    return total;
+  };
+}
+
+let benchDatabase = "";
+let serverPid: number | undefined;
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+/** One autocannon run; latencies are kept per response (µs resolution) instead of autocannon's whole-ms histogram. */
+async function run(name: string, connections: number, opts: autocannon.Options, viaGateway = true): Promise<Stage> {
+  const latencies: number[] = [];
+  const statuses: Record<number, number> = {};
+  const serverBefore = processCpuMs(serverPid);
+  const stopPgCpu = sampleBackendCpu(benchDatabase);
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon({ duration: DURATION, connections, ...opts }, (err, res) => (err ? reject(err) : resolve(res)));
+    instance.on("response", (_client, status, _bytes, ms) => {
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      if (status >= 200 && status < 300) latencies.push(ms);
+    });
+  });
+  // Requests cut off at the end are still finished by the server: let them settle before measuring.
+  await new Promise((r) => setTimeout(r, 500));
+  const pgCpu = stopPgCpu();
+  latencies.sort((a, b) => a - b);
+  const ok = latencies.length;
+  return {
+    name,
+    connections,
+    rps: Math.round(ok / DURATION),
+    p50: round(percentile(latencies, 50)),
+    p99: round(percentile(latencies, 99)),
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    ok,
+    statuses,
+    ...(viaGateway && ok > 0
+      ? { serverCpuMs: round((processCpuMs(serverPid) - serverBefore) / ok), postgresCpuMs: round(pgCpu / ok) }
+      : {}),
+  };
+}
+
+function printStages(stages: Stage[]): void {
+  const header = ["case", "conns", "req/s", "p50 ms", "p99 ms", "errors", "non-2xx", "server CPU ms/req", "PostgreSQL CPU ms/req"];
+  const body = stages.map((r) => [r.name, r.connections, r.rps, r.p50, r.p99, r.errors, r.non2xx, r.serverCpuMs ?? "-", r.postgresCpuMs ?? "-"].map(String));
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join("  ");
+  console.log(line(header));
+  for (const b of body) console.log(line(b));
+}
+
+async function createKeys(db: Db, count: number): Promise<string[]> {
+  const keys: string[] = [];
+  for (let i = 0; i < count; i += 20) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(20, count - i) }, async (_, j) => {
+        const { account_id } = await createAccount(db, { name: `bench ${i + j}`, credits: "1000000" });
+        return (await createApiKey(db, { accountId: account_id, name: "bench" })).api_key;
+      }),
+    );
+    keys.push(...batch);
+  }
+  return keys;
+}
+
+/** Fresh keys for every stage, enough that no account reaches its per-minute Call limit. */
+async function callRequests(db: Db, body: unknown): Promise<autocannon.Request[]> {
+  const keys = await createKeys(db, Math.ceil((MAX_EXPECTED_RPS * DURATION) / CALLS_PER_KEY));
+  const payload = JSON.stringify(body);
+  return keys.map((key) => ({ method: "POST", path: "/api/v1/tools/execute", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: payload }));
+}
+
+async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function databaseUrl(name: string): string {
+  const u = new URL(ADMIN_URL);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function pgbench(database: string): Promise<{ tps: number; postgresCpuMsPerTx: number } | { error: string }> {
+  const url = databaseUrl(database);
+  const which = spawnSync("pgbench", ["--version"], { encoding: "utf8" });
+  if (which.status !== 0) return { error: "pgbench not found" };
+  const init = spawnSync("pgbench", ["-i", "-s", "10", "-q", url], { encoding: "utf8" });
+  if (init.status !== 0) return { error: `pgbench -i failed: ${init.stderr}` };
+  const stopPgCpu = sampleBackendCpu(database);
+  const child = spawn("pgbench", ["-c", "8", "-j", "2", "-T", String(DURATION), url], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  const cpu = stopPgCpu();
+  const match = /tps = ([\d.]+) \(without initial connection time\)/.exec(stdout) ?? /tps = ([\d.]+)/.exec(stdout);
+  const processed = /actually processed: (\d+)/.exec(stdout);
+  if (code !== 0 || !match) return { error: `pgbench failed: ${stderr || stdout}` };
+  return { tps: Number(match[1]), postgresCpuMsPerTx: processed ? round(cpu / Number(processed[1])) : NaN };
+}
+
+async function startServer(benchUrl: string): Promise<{ server: RunningServer; kind: string }> {
+  const env = { DATABASE_URL: benchUrl, SEED_DEMO: "false" };
+  // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the server, written when it stops. Node refuses
+  // --cpu-prof in NODE_OPTIONS, so profiling uses the API-only server, whose command line is ours.
+  const profileDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
+  if (process.env.BENCH_SERVER !== "api-only" && !profileDir) {
+    try {
+      return { server: await startProductServer(env), kind: "npm start (dist/server.mjs, production build)" };
+    } catch (err) {
+      console.error(`production server unavailable (${(err as Error).message}); falling back to the API-only server`);
+    }
+  }
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-"));
+  const args = [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), "--import", "tsx", "--input-type=module", "-e", API_ONLY_SERVER];
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, NODE_ENV: "production", PORT: String(port), DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`the API-only server exited (${code})`))));
+  const url = `http://127.0.0.1:${port}`;
+  await Promise.race([waitFor(`${url}/api/v1/meta`, 120_000), exited]);
+  exited.catch(() => undefined);
+  const stop = async () => {
+    if (child.exitCode === null) {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { server: { url, dataDir, child, stop }, kind: `API-only (Hono app + @hono/node-server under tsx${profileDir ? ", CPU-profiled" : ""}; not the production build)` };
+}
+
+async function main() {
+  const suffix = crypto.randomBytes(4).toString("hex");
+  const benchDb = `tollgate_bench_${suffix}`;
+  const pgbenchDb = `tollgate_pgbench_${suffix}`;
+  await withAdmin(async (c) => {
+    await c.query(`CREATE DATABASE "${benchDb}"`);
+    await c.query(`CREATE DATABASE "${pgbenchDb}"`);
+  });
+  const benchUrl = databaseUrl(benchDb);
+  benchDatabase = benchDb;
+  let upstream: ChildProcess | undefined;
+  let server: RunningServer | undefined;
+  let database: Awaited<ReturnType<typeof openDatabase>> | undefined;
+  try {
+    const upstreamPort = await freePort();
+    upstream = spawn(process.execPath, ["-e", UPSTREAM], { env: { ...process.env, PORT: String(upstreamPort) }, stdio: "inherit" });
+    const upstreamUrl = `http://127.0.0.1:${upstreamPort}`;
+    await waitFor(`${upstreamUrl}/`, 10_000);
+
+    const started = await startServer(benchUrl);
+    server = started.server;
+    serverPid = server.child.pid;
+    database = await openDatabase({ kind: "postgres", url: benchUrl, poolSize: 4 });
+    const db = database.db;
+    await importCatalog(
+      db,
+      parseManifest({
+        providers: [
+          {
+            id: "bench-upstream",
+            name: "Bench upstream",
+            transport: "http",
+            base_url: upstreamUrl,
+            allow_private_network: true,
+            tools: [{ id: "bench.upstream.value", name: "Value", description: "A fast local upstream", billing_rule: { unit: "call", amount_credits: 1 }, execution: { method: "GET", path: "/value", result_path: "data" } }],
+          },
+        ],
+      }),
+    );
+
+    const builtinBody = { tool_id: "builtin.finance.compound_interest", parameters: { principal: 1000, annual_rate_percent: 5, years: 10 } };
+    const httpBody = { tool_id: "bench.upstream.value", parameters: {} };
+    const target = { url: server.url };
+
+    console.error("warming up…");
+    await run("warm-up", 50, { ...target, duration: 3, requests: await callRequests(db, builtinBody) });
+    await run("warm-up", 10, { ...target, duration: 3, requests: await callRequests(db, httpBody) });
+
+    const builtin: Stage[] = [];
+    for (const c of LEVELS) {
+      console.error(`builtin @${c}…`);
+      builtin.push(await run("Call builtin.finance.compound_interest (1 credit)", c, { ...target, requests: await callRequests(db, builtinBody) }));
+    }
+    const http: Stage[] = [];
+    const direct: Stage[] = [];
+    for (const c of LEVELS) {
+      console.error(`upstream direct @${c}, http tool @${c}…`);
+      direct.push(await run("GET upstream directly", c, { url: `${upstreamUrl}/value` }, false));
+      http.push(await run("Call bench.upstream.value (http, 1 credit)", c, { ...target, requests: await callRequests(db, httpBody) }));
+    }
+
+    // Requests that autocannon cut off are still settled by the server; wait for their reservations.
+    for (let i = 0; i < 40 && rows<{ n: number }>(await db.execute(sql`SELECT count(*)::int AS n FROM executions WHERE status = 'reserved'`))[0].n > 0; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const charged = rows<{ n: number }>(await db.execute(sql`SELECT count(*)::int AS n FROM credits_ledger WHERE entry_type = 'consume_tool_execute'`))[0].n;
+    const settledEvents = rows<{ n: number }>(await db.execute(sql`SELECT count(*)::int AS n FROM usage_events WHERE event_type = 'tool_execute' AND charge_outcome = 'charged'`))[0].n;
+    const reserved = rows<{ n: string }>(await db.execute(sql`SELECT coalesce(sum(reserved_credits), 0)::text AS n FROM credit_balances`))[0].n;
+    await database.close();
+    database = undefined;
+    await server.stop();
+    server = undefined;
+    upstream.kill();
+    upstream = undefined;
+
+    console.error("pgbench…");
+    const bench = await pgbench(pgbenchDb);
+
+    const okTotal = [...builtin, ...http].reduce((s, r) => s + r.ok, 0);
+    console.log(`\nbench:call — ${DURATION}s per case, autocannon, PostgreSQL (${new URL(ADMIN_URL).host}), server: ${started.kind}`);
+    console.log(`machine: ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; latencies of 2xx responses, percentiles over every response\n`);
+    printStages([...builtin, ...direct.flatMap((d, i) => [d, http[i]])]);
+    const non200 = [...builtin, ...http].flatMap((r) => Object.entries(r.statuses).filter(([s]) => s !== "200").map(([s, n]) => `${s}×${n} (${r.name} @${r.connections})`));
+    if (non200.length) console.log(`\nnon-200 responses: ${non200.join(", ")}`);
+    console.log(`\nconsistency (warm-up included): ${settledEvents} charged usage events, ${charged} consume ledger rows, reserved credits left ${reserved}; 200 responses in measured cases ${okTotal}`);
+
+    const at50 = builtin[LEVELS.indexOf(50)];
+    const at10 = { gateway: http[LEVELS.indexOf(10)], direct: direct[LEVELS.indexOf(10)] };
+    const addedP50 = round(at10.gateway.p50 - at10.direct.p50);
+    const addedP99 = round(at10.gateway.p99 - at10.direct.p99);
+    console.log("");
+    if ("tps" in bench) {
+      const ratio = at50.rps / bench.tps;
+      console.log(`pgbench TPC-B-like (-s 10, -c 8 -j 2 -T ${DURATION}): ${bench.tps.toFixed(0)} TPS, PostgreSQL CPU ${bench.postgresCpuMsPerTx} ms/transaction`);
+      console.log(`goal: settled Calls/s at 50 concurrent >= 60% of pgbench TPS: ${at50.rps} Calls/s = ${(ratio * 100).toFixed(0)}% of ${bench.tps.toFixed(0)} → ${ratio >= 0.6 ? "MET" : "MISSED"}`);
+    } else {
+      console.log(`pgbench: ${bench.error}; the Calls/s goal cannot be evaluated`);
+    }
+    console.log(`goal: added latency at 10 concurrent <= 2 ms p50: ${addedP50} ms (${at10.gateway.p50} - ${at10.direct.p50}) → ${addedP50 <= 2 ? "MET" : "MISSED"}`);
+    console.log(`goal: added latency at 10 concurrent <= 10 ms p99: ${addedP99} ms (${at10.gateway.p99} - ${at10.direct.p99}) → ${addedP99 <= 10 ? "MET" : "MISSED"}`);
+  } finally {
+    await database?.close();
+    await server?.stop();
+    upstream?.kill();
+    await withAdmin(async (c) => {
+      await c.query(`DROP DATABASE IF EXISTS "${benchDb}" WITH (FORCE)`);
+      await c.query(`DROP DATABASE IF EXISTS "${pgbenchDb}" WITH (FORCE)`);
+    });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

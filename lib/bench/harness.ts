@@ -1,0 +1,112 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import { buildIsStale } from "../build/staleness.mjs";
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+/**
+ * Servers under test run pinned to the last CPU (when `taskset` exists) and the load generator
+ * stays in this process, so the server and the load do not compete for one core.
+ */
+export function pinnedCommand(args: string[]): [string, string[]] {
+  const cpus = os.cpus().length;
+  const taskset = spawnSync("taskset", ["--version"]).status === 0;
+  return taskset && cpus > 1 ? ["taskset", ["-c", String(cpus - 1), process.execPath, ...args]] : [process.execPath, args];
+}
+
+export function ensureBuild(): void {
+  if (!buildIsStale()) return;
+  const r = spawnSync("npm", ["run", "build"], { stdio: "inherit" });
+  if (r.status !== 0) throw new Error("build failed");
+}
+
+export interface RunningServer {
+  url: string;
+  dataDir: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `node dist/server.mjs` (what `npm start` runs) on a free port with a fresh DATA_DIR. */
+export async function startProductServer(extraEnv: Record<string, string> = {}): Promise<RunningServer> {
+  ensureBuild();
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-"));
+  const [command, args] = pinnedCommand(["dist/server.mjs"]);
+  const child = spawn(command, args, {
+    env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: "warn", ...extraEnv },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/api/v1/meta`, 120_000);
+  return {
+    url,
+    dataDir,
+    child,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function waitFor(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+export interface LoadResult {
+  name: string;
+  connections: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** One autocannon run; every case of a benchmark uses the same tool, duration and connections. */
+export async function load(name: string, opts: autocannon.Options): Promise<LoadResult> {
+  const result = await autocannon({ duration: 10, connections: 50, ...opts });
+  return {
+    name,
+    connections: opts.connections ?? 50,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+export function printTable(rows: LoadResult[]): void {
+  const header = ["case", "conns", "req/s", "p50 ms", "p99 ms", "errors", "non-2xx"];
+  const body = rows.map((r) => [r.name, r.connections, r.rps, r.p50, r.p99, r.errors, r.non2xx].map(String));
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join("  ");
+  console.log(line(header));
+  for (const b of body) console.log(line(b));
+}

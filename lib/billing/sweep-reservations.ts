@@ -1,0 +1,63 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/types";
+import { rows } from "../db/row-sql";
+
+/**
+ * Releases reservations whose Call never settled (the process died between reserve and settle,
+ * or hung far past the tool's timeout). Each released execution gets an honest record:
+ * `transport.execution_failed`, `failed_not_charged`, and a usage event. Safe to run on every
+ * instance at once (`FOR UPDATE SKIP LOCKED`); one statement per batch.
+ */
+export async function sweepExpiredReservations(db: Db, batchSize = 100): Promise<number> {
+  const result = await db.execute(sql`
+    WITH ex AS (
+      UPDATE executions e
+         SET status = 'released', success = false, reason_code = 'transport.execution_failed',
+             charge_outcome = 'failed_not_charged', settled_credits = 0, settled_at = now()
+       WHERE e.id IN (SELECT id FROM executions
+                       WHERE status = 'reserved' AND reservation_expires_at < now()
+                       ORDER BY reservation_expires_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)
+   RETURNING e.id, e.account_id, e.api_key_id, e.tool_id, e.search_id, e.session_id, e.model, e.run_id,
+             e.reserved_credits, e.delegation_jti, e.parameters, e.created_at
+    ), per_account AS (
+      SELECT account_id, sum(reserved_credits) AS total FROM ex GROUP BY account_id
+    ), rel AS (
+      UPDATE credit_balances cb SET reserved_credits = greatest(cb.reserved_credits - pa.total, 0), updated_at = now()
+        FROM per_account pa WHERE cb.account_id = pa.account_id
+    ), per_token AS (
+      SELECT delegation_jti, sum(reserved_credits) AS total FROM ex WHERE delegation_jti IS NOT NULL GROUP BY delegation_jti
+    ), tok AS (
+      UPDATE delegation_spend ds SET reserved_credits = greatest(ds.reserved_credits - pt.total, 0)
+        FROM per_token pt WHERE ds.jti = pt.delegation_jti
+    ), ev AS (
+      INSERT INTO usage_events (id, account_id, api_key_id, event_type, source_system, source_ref_type, source_ref_id,
+                                session_id, search_id, execution_id, tool_id, success, billable_success, charge_outcome,
+                                reason_code, error_message, duration_ms, billing_snapshot_status, billing_rule_snapshot, pre_settlement_bill,
+                                settlement_result, requested_amount_credits, execution_outcome, outcome, billing_summary,
+                                display_target, request_payload, model, run_id)
+      SELECT gen_random_uuid(), ex.account_id, ex.api_key_id, 'tool_execute', 'tollgate', 'execution', ex.id,
+             ex.session_id, ex.search_id, ex.id, ex.tool_id, false, false, 'failed_not_charged',
+             'transport.execution_failed', 'The call did not complete; its credit reservation was released',
+             (extract(epoch from now() - ex.created_at) * 1000)::int,
+             CASE WHEN t.id IS NULL THEN 'missing' ELSE 'captured' END,
+             coalesce(t.billing_rule, CASE WHEN t.id IS NULL THEN NULL ELSE '{"unit":"free","amount_credits":0}'::jsonb END),
+             jsonb_build_object('execution_id', ex.id, 'summary', 'Not charged', 'list_amount_credits', 0),
+             jsonb_build_object('settled_amount_credits', 0, 'released_by', 'reservation_sweeper'),
+             ex.reserved_credits,
+             jsonb_build_object('outcome', 'transport_error', 'reason_code', 'transport.execution_failed'),
+             'transport_error', 'Not charged: reservation released', ex.tool_id,
+             jsonb_build_object('tool_id', ex.tool_id, 'parameters', ex.parameters), ex.model, ex.run_id
+        FROM ex LEFT JOIN tools t ON t.id = ex.tool_id
+    )
+    SELECT count(*)::int AS released FROM ex`);
+  return rows<{ released: number }>(result)[0]?.released ?? 0;
+}
+
+/** Runs the sweeper periodically; returns a function that stops it. */
+export function startReservationSweeper(db: Db, intervalMs = 15_000, onError?: (err: Error) => void): () => void {
+  const timer = setInterval(() => {
+    sweepExpiredReservations(db).catch((err: Error) => onError?.(err));
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

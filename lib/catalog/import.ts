@@ -1,0 +1,130 @@
+// importCatalog: stores a validated manifest. Upserts keep it idempotent (re-importing updates
+// rows in place and bumps updated_at); everything happens in one transaction so a failed import
+// leaves the previous catalog untouched. Tools missing from a re-import are left as they are.
+import { type SQL, getTableColumns, sql } from "drizzle-orm";
+import type { PgTable } from "drizzle-orm/pg-core";
+import { providers, tools } from "../db/schema";
+import type { Db } from "../db/types";
+import { type Manifest, type ProviderManifest, type ToolManifest, describeBillingRule } from "./manifest";
+
+/** Rows per INSERT: ~25 columns × 500 stays far below PostgreSQL's 65,535 bind parameters. */
+const BATCH_SIZE = 500;
+
+export interface ImportOptions {
+  /** Called after each batch with tools stored so far and the manifest's tool count. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+type ProviderRow = typeof providers.$inferInsert;
+type ToolRow = typeof tools.$inferInsert;
+
+export async function importCatalog(db: Db, manifest: Manifest, opts: ImportOptions = {}): Promise<{ providers: number; tools: number }> {
+  const providerRows = manifest.providers.map(providerRow);
+  const toolRows = manifest.providers.flatMap((p) => p.tools.map((t) => toolRow(p, t)));
+  await db.transaction(async (tx) => {
+    for (const batch of chunks(providerRows)) {
+      await tx.insert(providers).values(batch).onConflictDoUpdate({ target: providers.id, set: excludedSet(providers) });
+    }
+    let done = 0;
+    for (const batch of chunks(toolRows)) {
+      await tx.insert(tools).values(batch).onConflictDoUpdate({ target: tools.id, set: excludedSet(tools) });
+      done += batch.length;
+      opts.onProgress?.(done, toolRows.length);
+    }
+  });
+  return { providers: providerRows.length, tools: toolRows.length };
+}
+
+function providerRow(p: ProviderManifest): ProviderRow {
+  return {
+    id: p.id,
+    name: p.name,
+    description: p.description,
+    i18n: p.i18n ?? {},
+    categories: p.categories,
+    transport: p.transport,
+    baseUrl: p.base_url ?? null,
+    auth: p.auth ?? null,
+    allowPrivateNetwork: p.allow_private_network,
+    source: p.source ?? null,
+  };
+}
+
+function toolRow(p: ProviderManifest, t: ToolManifest): ToolRow {
+  return {
+    id: t.id,
+    providerId: p.id,
+    name: t.name,
+    description: t.description,
+    lang: t.lang,
+    i18n: t.i18n ?? {},
+    category: t.category ?? null,
+    params: t.params,
+    oneOfRequired: t.one_of_required ?? null,
+    examples: t.examples ?? null,
+    // A price hint derived from the rule keeps expected_cost and billing_rule from disagreeing.
+    expectedCost: t.expected_cost ?? (t.billing_rule ? describeBillingRule(t.billing_rule, t.params) : null),
+    billingRule: t.billing_rule ?? null,
+    successRate: t.stats?.success_rate ?? null,
+    avgExecutionTimeMs: t.stats?.avg_execution_time_ms ?? null,
+    status: t.status,
+    execution: t.execution ?? {},
+    timeoutMs: t.timeout_ms,
+    cacheable: t.cacheable,
+    cacheTtlSeconds: t.cache_ttl_seconds,
+    source: t.source ?? p.source ?? null,
+    searchText: searchText(p, t),
+  };
+}
+
+/**
+ * The text the search index is built from: names and descriptions in every language, parameter
+ * names, descriptions and field names, the provider's name and the category. One piece a line,
+ * duplicates removed (zh tools repeat their base text in i18n.zh).
+ */
+export function searchText(p: Pick<ProviderManifest, "name" | "i18n">, t: ToolManifest): string {
+  const zh = t.i18n?.zh;
+  const en = t.i18n?.en;
+  const pieces = [
+    t.name,
+    zh?.name,
+    en?.name,
+    t.description,
+    zh?.description,
+    en?.description,
+    ...t.params.flatMap((param) => [
+      param.name,
+      param.description,
+      zh?.params?.[param.name],
+      en?.params?.[param.name],
+      param.properties?.join(" "),
+    ]),
+    p.name,
+    p.i18n?.zh?.name,
+    t.category,
+  ];
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const piece of pieces) {
+    const s = piece?.replace(/\s+/g, " ").trim();
+    if (s && !seen.has(s)) {
+      seen.add(s);
+      out.push(s);
+    }
+  }
+  return out.join("\n");
+}
+
+function* chunks<T>(rows: T[]): Generator<T[]> {
+  for (let i = 0; i < rows.length; i += BATCH_SIZE) yield rows.slice(i, i + BATCH_SIZE);
+}
+
+/** `SET col = excluded.col` for every column but the key and created_at; updated_at = now(). */
+function excludedSet(table: PgTable): Record<string, SQL> {
+  const set: Record<string, SQL> = {};
+  for (const [key, column] of Object.entries(getTableColumns(table))) {
+    if (key === "id" || key === "createdAt") continue;
+    set[key] = key === "updatedAt" ? sql`now()` : sql.raw(`excluded."${column.name}"`);
+  }
+  return set;
+}

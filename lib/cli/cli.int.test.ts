@@ -1,0 +1,141 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { createTestDatabase, testDbKind } from "../testing/database";
+import { openDatabase } from "../db/open";
+import { migrateDatabase } from "../db/migrate";
+import { startAdminChannel } from "../server/admin-channel";
+import { verifyAccessToken } from "../auth/jwt";
+import { getBalance } from "../billing/get-balance";
+import { apiKeys, oauthClients, tools } from "../db/schema";
+import type { Database } from "../db/types";
+import { DEMO_CATALOG } from "../seed/seed-demo";
+
+const run = promisify(execFile);
+const tsx = path.resolve("node_modules/.bin/tsx");
+
+interface CliResult {
+  code: number;
+  json: Record<string, unknown>;
+  stderr: string;
+}
+
+/** Runs the real CLI in a child process, as an operator would. */
+async function cli(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
+  try {
+    const { stdout, stderr } = await run(tsx, ["lib/cli/main.ts", ...args, "--json"], {
+      env: { ...process.env, ...env, LOG_LEVEL: "silent" },
+      timeout: 60_000,
+    });
+    return { code: 0, json: JSON.parse(stdout.trim().split("\n").pop() ?? "{}"), stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, json: JSON.parse(e.stdout.trim().split("\n").pop() || "{}"), stderr: e.stderr };
+  }
+}
+
+/** The CLI against this run's database: PostgreSQL by URL, or an embedded data dir held by a "server". */
+let env: Record<string, string>;
+let database: Database;
+let tmp: string | undefined;
+
+beforeAll(async () => {
+  if (testDbKind() === "postgres") {
+    const db = await createTestDatabase();
+    database = db;
+    env = { DATABASE_URL: db.url! };
+    return;
+  }
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-cli-"));
+  // Like a running server: this process holds the embedded database and serves the admin channel.
+  database = await openDatabase({ kind: "pglite", dataDir: path.join(tmp, "pgdata") });
+  await migrateDatabase(database);
+  const closeAdmin = await startAdminChannel(database.db, tmp);
+  env = { DATA_DIR: tmp, DATABASE_URL: "" };
+  afterAll(async () => {
+    closeAdmin();
+    await database.close();
+    fs.rmSync(tmp!, { recursive: true, force: true });
+  });
+}, 120_000);
+
+describe(`admin CLI (${testDbKind()})`, () => {
+  let accountId: string;
+  let userId: string;
+
+  it("accounts create grants the initial credits as a welcome bonus", async () => {
+    const r = await cli(env, "accounts", "create", "--name", "Acme", "--credits", "10");
+    expect(r.code).toBe(0);
+    accountId = r.json.account_id as string;
+    expect(accountId).toMatch(/^acc_/);
+    expect((await getBalance(database.db, accountId)).bonus_credits).toBe(10);
+  });
+
+  it("credits grant appends a ledger row and reports the balance", async () => {
+    const r = await cli(env, "credits", "grant", "--account", accountId, "--amount", "5.25", "--type", "payment_recharge");
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ balance_after: 15.25 });
+    expect(r.json.ledger_entry_id).toMatch(/^led_/);
+  });
+
+  it("keys create / list / revoke", async () => {
+    const created = await cli(env, "keys", "create", "--account", accountId, "--name", "ci");
+    expect(created.code).toBe(0);
+    expect(created.json.api_key).toMatch(/^tg_/);
+    const listed = await cli(env, "keys", "list", "--account", accountId);
+    expect(listed.json.keys).toEqual([expect.objectContaining({ api_key_id: created.json.api_key_id, name: "ci", revoked_at: null })]);
+    const revoked = await cli(env, "keys", "revoke", "--id", created.json.api_key_id as string);
+    expect(revoked.code).toBe(0);
+    const row = await database.db.select().from(apiKeys).where(eq(apiKeys.id, created.json.api_key_id as string));
+    expect(row[0].revokedAt).not.toBeNull();
+    expect(row[0].keyHash).not.toContain(created.json.api_key as string);
+  });
+
+  it("users create and tokens issue give a JWT the API accepts", async () => {
+    const u = await cli(env, "users", "create", "--account", accountId, "--email", "ops@example.test", "--password", "long enough pw", "--role", "member");
+    expect(u.code).toBe(0);
+    userId = u.json.user_id as string;
+    const t = await cli({ ...env, PUBLIC_URL: process.env.PUBLIC_URL! }, "tokens", "issue", "--user", userId, "--ttl", "120");
+    expect(t.code).toBe(0);
+    expect(t.json).toMatchObject({ token_type: "Bearer", expires_in: 120 });
+    const claims = await verifyAccessToken(database.db, t.json.access_token as string);
+    expect(claims).toMatchObject({ sub: userId, acct: accountId, role: "member" });
+  });
+
+  it("clients create stores a confidential client's secret only as a hash", async () => {
+    const r = await cli(env, "clients", "create", "--name", "Runtime", "--type", "confidential", "--grant", "token_exchange", "--resource", "https://rs.example", "--agent-runtime");
+    expect(r.code).toBe(0);
+    const row = await database.db.select().from(oauthClients).where(eq(oauthClients.id, r.json.client_id as string));
+    expect(row[0]).toMatchObject({ isAgentRuntime: true, grantTypes: ["urn:ietf:params:oauth:grant-type:token-exchange"] });
+    expect(row[0].secretHash).not.toBe(r.json.client_secret);
+  });
+
+  it("providers import is idempotent", async () => {
+    const first = await cli(env, "providers", "import", "--file", path.relative(process.cwd(), DEMO_CATALOG));
+    expect(first.code).toBe(0);
+    const second = await cli(env, "providers", "import", "--file", DEMO_CATALOG);
+    expect(second.json).toEqual(first.json);
+    const count = await database.db.select({ id: tools.id }).from(tools);
+    expect(count.length).toBe(first.json.tools);
+  });
+
+  it("bad input exits non-zero with a clear message", async () => {
+    const missing = await cli(env, "accounts", "create");
+    expect(missing.code).toBe(2);
+    expect(missing.json.error).toMatch(/--name is required/);
+    const negative = await cli(env, "credits", "grant", "--account", accountId, "--amount", "-5");
+    expect(negative.code).toBe(1);
+    expect(negative.json.error).toMatch(/positive/);
+    const unknown = await cli(env, "credits", "grant", "--account", "acc_nope", "--amount", "5");
+    expect(unknown.code).toBe(1);
+    expect(unknown.json.error).toMatch(/not found/);
+    const badFile = await cli(env, "providers", "import", "--file", "/nonexistent.json");
+    expect(badFile.code).toBe(1);
+    const unknownCommand = await cli(env, "frobnicate", "now");
+    expect(unknownCommand.code).toBe(2);
+  });
+});

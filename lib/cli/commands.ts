@@ -1,0 +1,206 @@
+import path from "node:path";
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import type { Db } from "../db/types";
+import { createAccount } from "../accounts/create-account";
+import { createUser, getUserById } from "../accounts/create-user";
+import { createApiKey, listApiKeys, revokeApiKey } from "../auth/api-keys";
+import { DEFAULT_SCOPE, issueAccessToken } from "../auth/jwt";
+import { createSigningKey } from "../auth/signing-keys";
+import { grantCredits, grantTypes, type GrantType } from "../billing/grant-credits";
+import { importCatalog } from "../catalog/import";
+import { loadManifestFile } from "../catalog/load";
+import { manifestFromMcpServer } from "../catalog/mcp-import";
+import { createOAuthClient } from "../oauth/create-client";
+import { userRoles, type UserRole } from "../db/schema";
+
+/** A usage error: the CLI prints it with the command's usage and exits 2. */
+export class UsageError extends Error {}
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+interface CommandSpec {
+  usage: string;
+  options: Options;
+  run(db: Db, values: Values, ctx: CommandContext): Promise<unknown>;
+}
+
+export interface CommandContext {
+  /** Progress for long operations (printed to stderr unless --json). */
+  progress?: (message: string) => void;
+}
+
+const str = (values: Values, name: string): string => {
+  const v = values[name];
+  if (typeof v !== "string" || v.length === 0) throw new UsageError(`--${name} is required`);
+  return v;
+};
+const optStr = (values: Values, name: string): string | undefined => {
+  const v = values[name];
+  return typeof v === "string" ? v : undefined;
+};
+const list = (values: Values, name: string): string[] => {
+  const v = values[name];
+  return Array.isArray(v) ? v : typeof v === "string" ? [v] : [];
+};
+function oneOf<T extends string>(value: string, allowed: readonly T[], name: string): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(", ")}`);
+  return value as T;
+}
+
+const commands: Record<string, CommandSpec> = {
+  "accounts create": {
+    usage: "accounts create --name NAME [--credits N]",
+    options: { name: { type: "string" }, credits: { type: "string" } },
+    run: (db, v) => createAccount(db, { name: str(v, "name"), credits: optStr(v, "credits") }),
+  },
+  "credits grant": {
+    usage: "credits grant --account ID --amount N [--type payment_recharge|welcome_bonus|invitation_reward]",
+    options: { account: { type: "string" }, amount: { type: "string" }, type: { type: "string" } },
+    run: (db, v) =>
+      grantCredits(db, {
+        accountId: str(v, "account"),
+        amount: str(v, "amount"),
+        type: oneOf<GrantType>(optStr(v, "type") ?? "payment_recharge", grantTypes, "type"),
+      }),
+  },
+  "keys create": {
+    usage: "keys create --account ID [--name NAME]",
+    options: { account: { type: "string" }, name: { type: "string" } },
+    run: (db, v) => createApiKey(db, { accountId: str(v, "account"), name: optStr(v, "name") }),
+  },
+  "keys revoke": {
+    usage: "keys revoke --id ID",
+    options: { id: { type: "string" } },
+    run: (db, v) => {
+      const id = str(v, "id");
+      if (!/^[0-9a-f-]{36}$/i.test(id)) throw new UsageError("--id must be an API key id (uuid)");
+      return revokeApiKey(db, { id });
+    },
+  },
+  "keys list": {
+    usage: "keys list --account ID",
+    options: { account: { type: "string" } },
+    run: async (db, v) => ({ keys: await listApiKeys(db, { accountId: str(v, "account") }) }),
+  },
+  "keys rotate-signing": {
+    usage: "keys rotate-signing",
+    options: {},
+    // The new key signs from now on; older keys keep verifying, so tokens already issued stay valid.
+    run: async (db) => ({ kid: await createSigningKey(db) }),
+  },
+  "users create": {
+    usage: "users create --account ID --email E --password P [--role owner|member|support]",
+    options: { account: { type: "string" }, email: { type: "string" }, password: { type: "string" }, role: { type: "string" } },
+    run: (db, v) =>
+      createUser(db, {
+        accountId: str(v, "account"),
+        email: str(v, "email"),
+        password: str(v, "password"),
+        role: oneOf<UserRole>(optStr(v, "role") ?? "owner", userRoles, "role"),
+      }),
+  },
+  "tokens issue": {
+    usage: "tokens issue --user ID [--ttl SECONDS] [--scope SCOPE]",
+    options: { user: { type: "string" }, ttl: { type: "string" }, scope: { type: "string" } },
+    run: async (db, v) => {
+      const ttl = Number(optStr(v, "ttl") ?? "3600");
+      if (!Number.isInteger(ttl) || ttl < 1 || ttl > 30 * 86400) throw new UsageError("--ttl must be an integer between 1 and 2592000");
+      const user = await getUserById(db, str(v, "user"));
+      const token = await issueAccessToken(db, {
+        userId: user.id,
+        accountId: user.accountId,
+        role: user.role,
+        scope: optStr(v, "scope") ?? DEFAULT_SCOPE,
+        ttlSeconds: ttl,
+      });
+      return { access_token: token.accessToken, token_type: "Bearer", expires_in: token.expiresIn };
+    },
+  },
+  "clients create": {
+    usage:
+      "clients create --name N --type public|confidential [--redirect-uri U]... [--grant G]... [--resource R]... [--agent-runtime] [--resource-server]",
+    options: {
+      name: { type: "string" },
+      type: { type: "string" },
+      "redirect-uri": { type: "string", multiple: true },
+      grant: { type: "string", multiple: true },
+      resource: { type: "string", multiple: true },
+      "agent-runtime": { type: "boolean" },
+      "resource-server": { type: "boolean" },
+    },
+    run: (db, v) =>
+      createOAuthClient(db, {
+        name: str(v, "name"),
+        type: oneOf(str(v, "type"), ["public", "confidential"] as const, "type"),
+        redirectUris: list(v, "redirect-uri"),
+        grants: list(v, "grant"),
+        resources: list(v, "resource"),
+        agentRuntime: v["agent-runtime"] === true,
+        resourceServer: v["resource-server"] === true,
+      }),
+  },
+  "providers import": {
+    usage: "providers import (--file F [--source S] | --mcp URL [--provider-id ID] [--name NAME] [--price CREDITS] [--allow-private-network])",
+    options: {
+      file: { type: "string" },
+      source: { type: "string" },
+      mcp: { type: "string" },
+      "provider-id": { type: "string" },
+      name: { type: "string" },
+      price: { type: "string" },
+      "allow-private-network": { type: "boolean" },
+    },
+    run: async (db, v, ctx) => {
+      if (optStr(v, "mcp") !== undefined && optStr(v, "file") !== undefined) throw new UsageError("give either --file or --mcp, not both");
+      const manifest = optStr(v, "mcp") !== undefined ? await mcpManifest(v) : await loadManifestFile(path.resolve(str(v, "file")), { source: optStr(v, "source") });
+      return importCatalog(db, manifest, {
+        onProgress: (done, total) => ctx.progress?.(`imported ${done}/${total} tools`),
+      });
+    },
+  },
+};
+
+/** `--mcp URL`: the server's tools become an `mcp` provider; free unless `--price` sets credits per call. */
+async function mcpManifest(v: Values) {
+  const url = str(v, "mcp");
+  if (!/^https?:\/\//.test(url)) throw new UsageError("--mcp must be an http(s) URL of the server's MCP endpoint");
+  const price = optStr(v, "price");
+  if (price !== undefined && !/^\d+(\.\d{1,6})?$/.test(price)) throw new UsageError("--price must be a non-negative number of credits with at most 6 decimals");
+  return manifestFromMcpServer(url, {
+    providerId: optStr(v, "provider-id"),
+    name: optStr(v, "name"),
+    priceCredits: price === undefined ? undefined : Number(price),
+    allowPrivateNetwork: v["allow-private-network"] === true,
+  });
+}
+
+export function usageText(): string {
+  return ["Usage: npm run --silent cli -- <command> [options] [--json]", "", ...Object.values(commands).map((c) => `  ${c.usage}`)].join("\n");
+}
+
+/** Splits argv into the command name and its options, validating both. */
+export function parseCommand(argv: string[]): { name: string; spec: CommandSpec; values: Values } {
+  const name = argv.slice(0, 2).join(" ");
+  const spec = commands[name];
+  if (!spec) throw new UsageError(`Unknown command "${argv.slice(0, 2).join(" ")}"`);
+  // `--amount -5` is a negative value, not an option named "-5": the domain check explains it.
+  const joined: string[] = [];
+  for (const arg of argv.slice(2)) {
+    const previous = joined.at(-1);
+    if (previous && /^-\d/.test(arg) && /^--[\w-]+$/.test(previous)) joined[joined.length - 1] = `${previous}=${arg}`;
+    else joined.push(arg);
+  }
+  try {
+    const { values } = parseArgs({ args: joined, options: { ...spec.options, json: { type: "boolean" } }, strict: true });
+    return { name, spec, values: values as Values };
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\nUsage: ${spec.usage}`);
+  }
+}
+
+/** Runs one CLI command against a database (directly, or inside the server via the admin channel). */
+export async function runCommand(db: Db, argv: string[], ctx: CommandContext = {}): Promise<unknown> {
+  const { spec, values } = parseCommand(argv);
+  return spec.run(db, values, ctx);
+}

@@ -1,0 +1,60 @@
+// The admin CLI: `npm run --silent cli -- <command> ... [--json]`
+import path from "node:path";
+import { env, dataDir } from "../env";
+import { openDatabase } from "../db/open";
+import { migrateDatabase } from "../db/migrate";
+import { lockHolder } from "../db/lock";
+import { DomainError } from "../errors";
+import { sendAdminCommand } from "../server/admin-channel";
+import { parseCommand, runCommand, usageText, UsageError } from "./commands";
+
+/** Paths are resolved here, in the caller's working directory, before a command may travel to the server. */
+function absolutisePaths(argv: string[]): string[] {
+  return argv.map((arg, i) => (argv[i - 1] === "--file" ? path.resolve(arg) : arg.startsWith("--file=") ? `--file=${path.resolve(arg.slice(7))}` : arg));
+}
+
+async function execute(argv: string[], json: boolean): Promise<unknown> {
+  parseCommand(argv);
+  const e = env();
+  const progress = json ? undefined : (message: string) => process.stderr.write(`${message}\n`);
+  if (e.DATABASE_URL) {
+    const database = await openDatabase({ kind: "postgres", url: e.DATABASE_URL, poolSize: 2 });
+    try {
+      await migrateDatabase(database);
+      return await runCommand(database.db, argv, { progress });
+    } finally {
+      await database.close();
+    }
+  }
+  const pgdata = path.join(dataDir(), "pgdata");
+  // The embedded database belongs to one process: while a server holds it, go through its admin channel.
+  if (lockHolder(pgdata) !== undefined) return sendAdminCommand(dataDir(), argv);
+  const database = await openDatabase({ kind: "pglite", dataDir: pgdata });
+  try {
+    await migrateDatabase(database);
+    return await runCommand(database.db, argv, { progress });
+  } finally {
+    await database.close();
+  }
+}
+
+async function main() {
+  const raw = process.argv.slice(2);
+  const json = raw.includes("--json");
+  if (raw.length === 0 || raw[0] === "help" || raw.includes("--help")) {
+    process.stdout.write(`${usageText()}\n`);
+    return;
+  }
+  try {
+    const result = await execute(absolutisePaths(raw), json);
+    process.stdout.write(json ? `${JSON.stringify(result)}\n` : `${JSON.stringify(result, null, 2)}\n`);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
+    process.stderr.write(`error: ${message}\n`);
+    if (err instanceof UsageError) process.stderr.write(`\n${usageText()}\n`);
+    process.exitCode = err instanceof UsageError ? 2 : err instanceof DomainError ? 1 : 1;
+  }
+}
+
+void main();

@@ -1,0 +1,77 @@
+import type { AuthOptions, User } from "next-auth";
+import CredentialsProvider from "next-auth/providers/credentials";
+import { eq } from "drizzle-orm";
+import { getDatabase } from "../db";
+import { users } from "../db/schema/users";
+import { verifyPassword } from "../auth/passwords";
+import { getDashboardSecret } from "./auth-secret";
+import { loginThrottle } from "./login-throttle";
+import { LOGIN_THROTTLED_ERROR } from "./login-errors";
+
+const SESSION_MAX_AGE_SECONDS = 7 * 24 * 60 * 60;
+
+// Compared against when the email is unknown, so a miss costs the same bcrypt time as a hit
+// and response timing does not reveal which emails have accounts.
+const DUMMY_HASH = "$2b$11$.GJetqwZWISFIDa8DYR.8.etkp14BqdzpqNBBXZtTpthtc7LdY/mi";
+
+async function authorizeCredentials(credentials: Record<"email" | "password", string> | undefined): Promise<User | null> {
+  const email = credentials?.email?.trim().toLowerCase() ?? "";
+  const password = credentials?.password ?? "";
+  if (!email || !password) return null;
+  if (!loginThrottle.allows(email)) throw new Error(LOGIN_THROTTLED_ERROR);
+
+  const { db } = await getDatabase();
+  const rows = await db
+    .select({ id: users.id, email: users.email, accountId: users.accountId, role: users.role, passwordHash: users.passwordHash })
+    .from(users)
+    .where(eq(users.email, email))
+    .limit(1);
+  const user = rows[0];
+  const valid = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
+  if (!user || !valid) {
+    loginThrottle.recordFailure(email);
+    return null;
+  }
+  loginThrottle.reset(email);
+  return { id: user.id, email: user.email, accountId: user.accountId, role: user.role };
+}
+
+/**
+ * next-auth options for dashboard sessions (credentials, JWT cookie). Built per request because
+ * the secret may live in the database, which must never be opened while `next build` runs.
+ */
+export async function buildAuthOptions(): Promise<AuthOptions> {
+  return {
+    secret: await getDashboardSecret(),
+    session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
+    pages: { signIn: "/login", error: "/login" },
+    providers: [
+      CredentialsProvider({
+        name: "Email and password",
+        credentials: {
+          email: { label: "Email", type: "email" },
+          password: { label: "Password", type: "password" },
+        },
+        authorize: authorizeCredentials,
+      }),
+    ],
+    callbacks: {
+      jwt({ token, user }) {
+        // `user` is present only on the sign-in request: copy what later requests need.
+        if (user) {
+          token.userId = user.id;
+          token.accountId = user.accountId;
+          token.role = user.role;
+          token.email = user.email;
+        }
+        return token;
+      },
+      session({ session, token }) {
+        if (token.userId && token.accountId && token.role) {
+          session.user = { id: token.userId, accountId: token.accountId, role: token.role, email: token.email ?? "" };
+        }
+        return session;
+      },
+    },
+  };
+}

@@ -1,0 +1,29 @@
+// What a dashboard session carries, so session and token fields are typed everywhere.
+import type { DefaultSession } from "next-auth";
+import type { UserRole } from "../db/schema/users";
+
+declare module "next-auth" {
+  interface User {
+    id: string;
+    email: string;
+    accountId: string;
+    role: UserRole;
+  }
+
+  interface Session {
+    user: {
+      id: string;
+      email: string;
+      accountId: string;
+      role: UserRole;
+    } & Omit<NonNullable<DefaultSession["user"]>, "email">;
+  }
+}
+
+declare module "next-auth/jwt" {
+  interface JWT {
+    userId?: string;
+    accountId?: string;
+    role?: UserRole;
+  }
+}

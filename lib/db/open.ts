@@ -1,0 +1,53 @@
+import fs from "node:fs";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import pg from "pg";
+import * as schema from "./schema";
+import { acquireDataDirLock } from "./lock";
+import type { Database, Db } from "./types";
+import { logger } from "../log";
+
+// numeric stays a string (exact decimals); int8 (bigserial seq, counts) becomes a JS number.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
+
+export type OpenOptions =
+  | { kind: "postgres"; url: string; poolSize?: number }
+  | { kind: "pglite"; dataDir?: string; loadDataDir?: Blob; lock?: boolean };
+
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  if (options.kind === "postgres") {
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 20 });
+    // Without a listener a PostgreSQL restart would crash the process.
+    pool.on("error", (err) => logger.error({ err: err.message }, "postgres pool error"));
+    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    return { db, kind: "postgres", close: () => pool.end() };
+  }
+
+  let release: (() => void) | undefined;
+  if (options.dataDir) {
+    fs.mkdirSync(path.dirname(path.resolve(options.dataDir)), { recursive: true });
+    if (options.lock !== false) release = acquireDataDirLock(path.resolve(options.dataDir));
+  }
+  try {
+    const client = await PGlite.create({
+      dataDir: options.dataDir ? path.resolve(options.dataDir) : undefined,
+      loadDataDir: options.loadDataDir,
+      extensions: { pg_trgm },
+    });
+    const db = drizzlePglite(client, { schema }) as unknown as Db;
+    return {
+      db,
+      kind: "pglite",
+      close: async () => {
+        await client.close();
+        release?.();
+      },
+    };
+  } catch (err) {
+    release?.();
+    throw err;
+  }
+}

@@ -1,0 +1,90 @@
+import { bigint, boolean, date, index, integer, jsonb, numeric, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
+import { credits, tsz, updatedAt } from "./columns";
+
+/**
+ * Immutable aggregates of sealed time buckets (see docs/audit.md). An hour is sealed once it ended
+ * more than ten minutes ago: usage events and ledger rows are written with `created_at = now()`,
+ * so nothing new can land in it. Rows are inserted once by `lib/audit/seal.ts` and never changed
+ * (triggers reject UPDATE and DELETE); the audit endpoints read them instead of scanning millions
+ * of rows, and scan only the unsealed tail and the partial hours at a window's edges.
+ */
+
+/**
+ * Sealing progress per account: every hour in [sealed_from, sealed_until) is in the rollups below,
+ * and nothing of the account happened before `sealed_from` (the hour of its first activity).
+ */
+export const auditSealState = pgTable("audit_seal_state", {
+  accountId: text("account_id").primaryKey(),
+  sealedFrom: tsz("sealed_from").notNull(),
+  sealedUntil: tsz("sealed_until").notNull(),
+  updatedAt: updatedAt(),
+});
+
+/** The filterable dimensions of usage events and the measures summed over them (fresh builders per table). */
+const usageRollupColumns = () => ({
+  eventType: text("event_type").notNull(),
+  chargeOutcome: text("charge_outcome").notNull(),
+  success: boolean("success").notNull(),
+  billableSuccess: boolean("billable_success").notNull(),
+  reasonCode: text("reason_code"),
+  outcome: text("outcome"),
+  hasExecutionOutcome: boolean("has_execution_outcome").notNull(),
+  apiKeyId: uuid("api_key_id"),
+  billingSnapshotStatus: text("billing_snapshot_status").notNull(),
+  eventCount: bigint("event_count", { mode: "number" }).notNull(),
+  preSettlementCredits: numeric("pre_settlement_credits").notNull(),
+  settledCredits: numeric("settled_credits").notNull(),
+});
+
+/** Usage events per account, UTC hour and dimension: summaries and partial days. */
+export const usageHourlyRollup = pgTable(
+  "usage_hourly_rollup",
+  { accountId: text("account_id").notNull(), hourStart: tsz("hour_start").notNull(), ...usageRollupColumns() },
+  (t) => [index("usage_rollup_account_hour_idx").on(t.accountId, t.hourStart)],
+);
+
+/** The same per UTC day, summed from the hours once the day is sealed: totals over long ranges. */
+export const usageDailyRollup = pgTable(
+  "usage_daily_rollup",
+  { accountId: text("account_id").notNull(), dayStart: tsz("day_start").notNull(), ...usageRollupColumns() },
+  (t) => [index("usage_daily_rollup_account_day_idx").on(t.accountId, t.dayStart)],
+);
+
+/** Ledger rows per account, UTC hour and entry type. */
+export const ledgerHourlyRollup = pgTable(
+  "ledger_hourly_rollup",
+  {
+    accountId: text("account_id").notNull(),
+    hourStart: tsz("hour_start").notNull(),
+    entryType: text("entry_type").notNull(),
+    entryCount: bigint("entry_count", { mode: "number" }).notNull(),
+    consumeCount: bigint("consume_count", { mode: "number" }).notNull(),
+    grantCount: bigint("grant_count", { mode: "number" }).notNull(),
+    consumedCredits: numeric("consumed_credits").notNull(),
+    grantedCredits: numeric("granted_credits").notNull(),
+  },
+  (t) => [index("ledger_rollup_account_hour_idx").on(t.accountId, t.hourStart)],
+);
+
+/**
+ * The settlement history: one row per account and closed UTC day, written only when the ledger
+ * readiness checks pass for that whole day (so every row is ledger-complete), never rewritten.
+ * `by_entry_type` = {entry_type: {count, amount}} lets a scope pick its entry types.
+ */
+export const ledgerDailySummary = pgTable(
+  "ledger_daily_summary",
+  {
+    accountId: text("account_id").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    entryCount: integer("entry_count").notNull(),
+    byEntryType: jsonb("by_entry_type").notNull(),
+    firstSeq: bigint("first_seq", { mode: "number" }),
+    lastSeq: bigint("last_seq", { mode: "number" }),
+    balanceOpen: credits("balance_open"),
+    balanceClose: credits("balance_close"),
+    eventsChecked: integer("events_checked").notNull(),
+    chargedEvents: integer("charged_events").notNull(),
+    sealedAt: tsz("sealed_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: "ledger_daily_summary_pk", columns: [t.accountId, t.day] })],
+);

@@ -1,0 +1,60 @@
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts";
+import { createdAt, credits, tsz } from "./columns";
+
+export const executionStatuses = ["reserved", "settled", "released"] as const;
+
+/**
+ * One Call. Inserted at reservation time (status `reserved`, with `reserved_credits` held on the
+ * balance row until `reservation_expires_at`), then settled or released exactly once.
+ */
+export const executions = pgTable(
+  "executions",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    apiKeyId: uuid("api_key_id"),
+    delegationJti: text("delegation_jti"),
+    toolId: text("tool_id").notNull(),
+    providerId: text("provider_id"),
+    searchId: text("search_id"),
+    sessionId: text("session_id").notNull(),
+    model: text("model"),
+    runId: text("run_id"),
+    status: text("status", { enum: executionStatuses }).notNull(),
+    reservedCredits: credits("reserved_credits").notNull().default("0"),
+    reservationExpiresAt: tsz("reservation_expires_at"),
+    parameters: jsonb("parameters"),
+    success: boolean("success"),
+    reasonCode: text("reason_code"),
+    chargeOutcome: text("charge_outcome"),
+    settledCredits: credits("settled_credits"),
+    cacheHit: boolean("cache_hit").notNull().default(false),
+    durationMs: integer("duration_ms"),
+    idempotencyKey: text("idempotency_key"),
+    requestHash: text("request_hash"),
+    /** The response returned to the client, replayed for an idempotent retry. */
+    response: jsonb("response"),
+    responseStatus: integer("response_status"),
+    createdAt: createdAt(),
+    settledAt: tsz("settled_at"),
+  },
+  (t) => [
+    index("executions_account_created_idx").on(t.accountId, t.createdAt.desc()),
+    index("executions_reserved_expiry_idx").on(t.reservationExpiresAt),
+    uniqueIndex("executions_idempotency_uq").on(t.accountId, t.idempotencyKey),
+    index("executions_session_idx").on(t.sessionId),
+    index("executions_delegation_idx").on(t.delegationJti),
+  ],
+);
+
+/** Credits charged under one delegation token: the cap is enforced with a conditional update. */
+export const delegationSpend = pgTable("delegation_spend", {
+  jti: text("jti").primaryKey(),
+  accountId: text("account_id").notNull(),
+  maxCredits: credits("max_credits").notNull(),
+  reservedCredits: credits("reserved_credits").notNull().default("0"),
+  spentCredits: credits("spent_credits").notNull().default("0"),
+  expiresAt: tsz("expires_at").notNull(),
+  createdAt: createdAt(),
+});

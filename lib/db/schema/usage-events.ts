@@ -1,0 +1,69 @@
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts";
+import { createdAt, credits } from "./columns";
+
+export const usageEventTypes = ["search", "search_by_ids", "tool_execute", "capabilities_query", "model_call"] as const;
+export type UsageEventType = (typeof usageEventTypes)[number];
+export const chargeOutcomes = ["charged", "included", "failed_not_charged", "failed_charged_review"] as const;
+export type ChargeOutcome = (typeof chargeOutcomes)[number];
+
+/** Usage events (contract 2.4b). Written in the same transaction as the ledger row they link to. */
+export const usageEvents = pgTable(
+  "usage_events",
+  {
+    id: uuid("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    apiKeyId: uuid("api_key_id"),
+    userId: text("user_id"),
+    eventType: text("event_type", { enum: usageEventTypes }).notNull(),
+    sourceSystem: text("source_system").notNull(),
+    sourceRefType: text("source_ref_type"),
+    sourceRefId: text("source_ref_id"),
+    sessionId: text("session_id"),
+    searchId: text("search_id"),
+    executionId: text("execution_id"),
+    toolId: text("tool_id"),
+    success: boolean("success").notNull(),
+    billableSuccess: boolean("billable_success").notNull(),
+    chargeOutcome: text("charge_outcome", { enum: chargeOutcomes }).notNull(),
+    reasonCode: text("reason_code"),
+    errorMessage: text("error_message"),
+    durationMs: integer("duration_ms"),
+    billingSnapshotStatus: text("billing_snapshot_status").notNull(),
+    billingRuleSnapshot: jsonb("billing_rule_snapshot"),
+    preSettlementBill: jsonb("pre_settlement_bill"),
+    settlementResult: jsonb("settlement_result"),
+    preSettlementAmountCredits: credits("pre_settlement_amount_credits").notNull().default("0"),
+    settledAmountCredits: credits("settled_amount_credits").notNull().default("0"),
+    requestedAmountCredits: credits("requested_amount_credits").notNull().default("0"),
+    actualAmountCredits: credits("actual_amount_credits").notNull().default("0"),
+    executionOutcome: jsonb("execution_outcome"),
+    outcome: text("outcome"),
+    creditsLedgerEntryId: text("credits_ledger_entry_id"),
+    displayTarget: text("display_target"),
+    billingSummary: text("billing_summary"),
+    requestPayload: jsonb("request_payload"),
+    responsePayloadSummary: jsonb("response_payload_summary"),
+    cacheHit: boolean("cache_hit").notNull().default(false),
+    model: text("model"),
+    runId: text("run_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("usage_account_created_idx").on(t.accountId, t.createdAt.desc(), t.id.desc()),
+    // Audit filters (lib/audit): each keeps the list order (created_at, id) so a page is an index range.
+    index("usage_account_outcome_created_idx").on(t.accountId, t.chargeOutcome, t.createdAt.desc(), t.id.desc()),
+    index("usage_account_type_created_idx").on(t.accountId, t.eventType, t.createdAt.desc(), t.id.desc()),
+    index("usage_account_reason_created_idx").on(t.accountId, t.reasonCode, t.createdAt.desc(), t.id.desc()),
+    index("usage_account_key_created_idx").on(t.accountId, t.apiKeyId, t.createdAt.desc(), t.id.desc()),
+    index("usage_account_amount_idx").on(t.accountId, t.actualAmountCredits.desc(), t.createdAt.desc()).where(sql`${t.actualAmountCredits} > 0`),
+    index("usage_account_no_snapshot_idx")
+      .on(t.accountId, t.createdAt.desc(), t.id.desc())
+      .where(sql`${t.eventType} = 'tool_execute' AND ${t.billingSnapshotStatus} <> 'captured'`),
+    index("usage_execution_idx").on(t.executionId),
+    index("usage_search_idx").on(t.searchId),
+    index("usage_session_idx").on(t.sessionId),
+    index("usage_ledger_entry_idx").on(t.creditsLedgerEntryId),
+  ],
+);

@@ -1,0 +1,19 @@
+import { index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts";
+import { createdAt } from "./columns";
+
+export const userRoles = ["owner", "member", "support"] as const;
+export type UserRole = (typeof userRoles)[number];
+
+export const users = pgTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    email: text("email").notNull(),
+    passwordHash: text("password_hash").notNull(),
+    role: text("role", { enum: userRoles }).notNull().default("owner"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("users_email_uq").on(t.email), index("users_account_idx").on(t.accountId)],
+);

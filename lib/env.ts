@@ -1,0 +1,69 @@
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * The environment, parsed once. Every other module reads configuration from here,
+ * never from `process.env` directly (tests build their own `AppConfig`).
+ */
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().optional(),
+  PUBLIC_URL: z.string().url().optional(),
+  DATABASE_URL: z.string().optional(),
+  DATA_DIR: z.string().default("./.data"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  AUTH_SECRET: z.string().min(32).optional(),
+  REDIS_URL: z.string().optional(),
+  SEARCH_PRICE_CREDITS: z
+    .string()
+    .regex(/^\d+(\.\d{1,6})?$/, "SEARCH_PRICE_CREDITS must be a non-negative decimal")
+    .default("0"),
+  SEED_DEMO: z.enum(["true", "false"]).default("true"),
+  ALLOW_PRIVATE_UPSTREAMS: z.string().default(""),
+  RESULT_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 86400).default(3600),
+  S3_BUCKET: z.string().optional(),
+  S3_REGION: z.string().default("us-east-1"),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).default("false"),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+let cached: Env | undefined;
+
+export function env(): Env {
+  if (!cached) {
+    const parsed = EnvSchema.safeParse(process.env);
+    if (!parsed.success) {
+      const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+      throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+    }
+    cached = parsed.data;
+  }
+  return cached;
+}
+
+export function dataDir(): string {
+  return path.resolve(env().DATA_DIR);
+}
+
+export function publicUrl(): string {
+  const e = env();
+  return (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, "");
+}
+
+/** A provider's credential, named by its manifest (`auth.env`); never stored in the database. */
+export function providerSecret(name: string): string | undefined {
+  return process.env[name];
+}
+
+/** Providers (ids) allowed to reach private and loopback addresses, beside their manifest flag. */
+export function privateUpstreamAllowList(): Set<string> {
+  return new Set(
+    env()
+      .ALLOW_PRIVATE_UPSTREAMS.split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
+}

@@ -1,0 +1,76 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import type { Db } from "../db/types";
+import { dataDir, env, publicUrl } from "../env";
+import { getOrCreateSecret } from "../auth/app-secret";
+
+/**
+ * Where the full content of a truncated result goes. By default a local directory served by
+ * `GET /api/v1/results/{id}` behind an HMAC-signed, expiring URL; with S3_BUCKET an S3-compatible
+ * bucket and a presigned GET URL. Either way the client uses the URL as is.
+ */
+export interface StoredResult {
+  url: string;
+  expiresAt: Date;
+}
+
+const secrets = new WeakMap<Db, Promise<string>>();
+function urlSecret(db: Db): Promise<string> {
+  let s = secrets.get(db);
+  if (!s) {
+    s = getOrCreateSecret(db, "result_url_secret");
+    secrets.set(db, s);
+  }
+  return s;
+}
+
+function resultsDir(): string {
+  return path.join(dataDir(), "results");
+}
+
+const ID = /^exe_[0-9a-z]{26}$/;
+
+function sign(secret: string, id: string, expires: number): string {
+  return crypto.createHmac("sha256", secret).update(`${id}.${expires}`).digest("base64url");
+}
+
+let s3: S3Client | undefined;
+function s3Client(): S3Client {
+  const e = env();
+  s3 ??= new S3Client({ region: e.S3_REGION, endpoint: e.S3_ENDPOINT, forcePathStyle: e.S3_FORCE_PATH_STYLE === "true" });
+  return s3;
+}
+
+export async function storeFullResult(db: Db, executionId: string, content: string): Promise<StoredResult> {
+  const e = env();
+  const ttl = e.RESULT_URL_TTL_SECONDS;
+  const expiresAt = new Date(Date.now() + ttl * 1000);
+  if (e.S3_BUCKET) {
+    const key = `results/${executionId}.json`;
+    await s3Client().send(new PutObjectCommand({ Bucket: e.S3_BUCKET, Key: key, Body: content, ContentType: "application/json" }));
+    const url = await getSignedUrl(s3Client(), new GetObjectCommand({ Bucket: e.S3_BUCKET, Key: key }), { expiresIn: ttl });
+    return { url, expiresAt };
+  }
+  fs.mkdirSync(resultsDir(), { recursive: true });
+  await fs.promises.writeFile(path.join(resultsDir(), `${executionId}.json`), content);
+  const expires = Math.floor(expiresAt.getTime() / 1000);
+  const sig = sign(await urlSecret(db), executionId, expires);
+  return { url: `${publicUrl()}/api/v1/results/${executionId}?expires=${expires}&sig=${sig}`, expiresAt };
+}
+
+export type ResultAccess = { ok: true; file: string } | { ok: false; reason: "invalid_signature" | "expired" | "not_found" };
+
+/** Checks a local signed URL: constant-time signature comparison, then expiry, then existence. */
+export async function openStoredResult(db: Db, id: string, expires: string, sig: string): Promise<ResultAccess> {
+  const exp = Number(expires);
+  if (!ID.test(id) || !Number.isInteger(exp)) return { ok: false, reason: "invalid_signature" };
+  const expected = Buffer.from(sign(await urlSecret(db), id, exp));
+  const given = Buffer.from(sig);
+  if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return { ok: false, reason: "invalid_signature" };
+  if (exp * 1000 < Date.now()) return { ok: false, reason: "expired" };
+  const file = path.join(resultsDir(), `${id}.json`);
+  return fs.existsSync(file) ? { ok: true, file } : { ok: false, reason: "not_found" };
+}

@@ -1,0 +1,25 @@
+import { parameterIssues } from "../catalog/manifest";
+import type { ToolRecord } from "../catalog/get-tool";
+import type { ValidationIssue } from "../http/responses";
+
+const MIXED_SCHEMA_HINT = "it may belong to another tool: build parameters from this tool's current params (re-run Inspect)";
+
+/**
+ * Checks parameters against the tool's current schema and returns the Call/Probe `details[]`
+ * (empty when valid). Locations are `["body", "parameters", <name>]`.
+ */
+export function validateParameters(tool: ToolRecord, parameters: Record<string, unknown>): ValidationIssue[] {
+  return parameterIssues(tool.params, tool.oneOfRequired, parameters).map((issue) => ({
+    type: issue.type ?? "value_error",
+    loc: ["body", "parameters", ...issue.path],
+    msg: issue.type === "extra_forbidden" ? `${issue.message} for ${tool.id}: ${MIXED_SCHEMA_HINT}` : issue.message,
+    input: issue.path.length ? parameters[String(issue.path[0])] : undefined,
+  }));
+}
+
+/** Optional parameters that were left out take their declared default before execution. */
+export function withDefaults(tool: ToolRecord, parameters: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...parameters };
+  for (const p of tool.params) if (out[p.name] === undefined && p.default !== undefined) out[p.name] = p.default;
+  return out;
+}

@@ -1,0 +1,74 @@
+import type { Context } from "hono";
+import { Redis } from "ioredis";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { DomainError } from "../errors";
+import { env } from "../env";
+import { logger } from "../log";
+
+/** Requests per minute (contract section 8). One bucket per account across all its API keys. */
+export const rateLimits = {
+  search: 120,
+  inspect: 120,
+  probe: 120,
+  execute: 200,
+  device_authorize: 30,
+} as const;
+export type RateLimitedAction = keyof typeof rateLimits;
+
+const WINDOW_SECONDS = 60;
+const limiters = new Map<RateLimitedAction, RateLimiterAbstract>();
+let redis: Redis | undefined;
+
+/**
+ * With REDIS_URL the buckets live in Redis, shared by every instance; otherwise in memory
+ * (correct for one instance, the embedded-database default).
+ */
+function limiter(action: RateLimitedAction): RateLimiterAbstract {
+  let l = limiters.get(action);
+  if (!l) {
+    const { REDIS_URL } = env();
+    const options = { points: rateLimits[action], duration: WINDOW_SECONDS, keyPrefix: `tg_rl_${action}` };
+    if (REDIS_URL) {
+      redis ??= new Redis(REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+      redis.on("error", (err) => logger.warn({ err: err.message }, "redis error"));
+      l = new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: new RateLimiterMemory(options) });
+    } else {
+      l = new RateLimiterMemory(options);
+    }
+    limiters.set(action, l);
+  }
+  return l;
+}
+
+function setHeaders(c: Context, limit: number, res: RateLimiterRes) {
+  c.header("X-RateLimit-Limit", String(limit));
+  c.header("X-RateLimit-Remaining", String(Math.max(0, res.remainingPoints)));
+  c.header("X-RateLimit-Reset", String(Math.ceil((Date.now() + res.msBeforeNext) / 1000)));
+}
+
+/** Consumes one request from the bucket, sets the rate-limit headers, throws `rate_limited` when empty. */
+export async function consumeRateLimit(c: Context, action: RateLimitedAction, key: string): Promise<void> {
+  const limit = rateLimits[action];
+  try {
+    const res = await limiter(action).consume(key);
+    setHeaders(c, limit, res);
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    setHeaders(c, limit, rejection);
+    const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+    c.header("Retry-After", String(retryAfter));
+    throw new DomainError("rate_limited", `Rate limit exceeded: at most ${limit} requests per minute for ${action}`, { retry_after: retryAfter });
+  }
+}
+
+export function clientIp(c: Context): string {
+  const forwarded = c.req.header("x-forwarded-for");
+  if (forwarded) return forwarded.split(",")[0].trim();
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress ?? "unknown";
+}
+
+/** Test hook: forget every bucket (each test file starts with fresh limits). */
+export function resetRateLimits(): void {
+  limiters.clear();
+}

@@ -1,0 +1,37 @@
+import crypto from "node:crypto";
+import type { MiddlewareHandler } from "hono";
+import { API_VERSION, API_VERSION_HEADER } from "../version";
+import { logger } from "../log";
+import type { ApiDeps, ApiEnv } from "./context";
+
+const REQUEST_ID = /^[\w.:-]{8,128}$/;
+
+/**
+ * First middleware of every request: request id (echoed and logged), the version header on
+ * every response (successes and errors alike), the db handle, and one structured log line.
+ */
+export function requestContext(deps: ApiDeps): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    const incoming = c.req.header("x-request-id");
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    c.set("requestId", requestId);
+    c.set("deps", deps);
+    c.set("db", deps.database.db);
+    // Set before the handler runs so they are part of the response as it is built (cheaper than
+    // editing a finished response), including responses built by the error handler.
+    c.header("X-Request-Id", requestId);
+    c.header(API_VERSION_HEADER, API_VERSION);
+    await next();
+    if (logger.isLevelEnabled("info")) {
+      logger.info({
+        requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 100) / 100,
+        account: c.get("auth")?.accountId,
+      });
+    }
+  };
+}

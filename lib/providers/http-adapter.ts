@@ -1,0 +1,137 @@
+import http from "node:http";
+import https from "node:https";
+import { privateUpstreamAllowList, providerSecret } from "../env";
+import { guardedLookup, PrivateAddressError, refusePrivateLiteral } from "./ssrf-guard";
+import { isEmptyData, type ProviderAdapter, type ProviderOutcome, type ToolTarget } from "./types";
+
+/** Upstream bodies beyond this are not read: the call fails rather than exhausting memory. */
+export const MAX_UPSTREAM_BYTES = 10 * 1024 * 1024;
+
+interface HttpMapping {
+  method: string;
+  path: string;
+  query?: string[];
+  body?: "json" | "none";
+  result_path?: string;
+}
+
+// Keep-alive pools: a Call should not pay a TCP handshake. Guarded agents check every resolved address.
+const agents = {
+  guarded: { http: new http.Agent({ keepAlive: true, maxSockets: 256, lookup: guardedLookup }), https: new https.Agent({ keepAlive: true, maxSockets: 256, lookup: guardedLookup }) },
+  open: { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) },
+};
+
+class UpstreamTimeout extends Error {}
+class UpstreamTooLarge extends Error {}
+
+export function buildRequest(target: ToolTarget, parameters: Record<string, unknown>) {
+  const mapping = target.execution as unknown as HttpMapping;
+  const used = new Set<string>();
+  const path = mapping.path.replace(/\{([^{}]+)\}/g, (_, name: string) => {
+    used.add(name);
+    return encodeURIComponent(String(parameters[name] ?? ""));
+  });
+  const url = new URL(`${(target.baseUrl ?? "").replace(/\/$/, "")}${path}`);
+  for (const name of mapping.query ?? []) {
+    used.add(name);
+    const value = parameters[name];
+    if (value === undefined) continue;
+    url.searchParams.set(name, typeof value === "string" ? value : JSON.stringify(value));
+  }
+  const method = mapping.method.toUpperCase();
+  const sendsBody = (mapping.body ?? (["POST", "PUT", "PATCH"].includes(method) ? "json" : "none")) === "json";
+  const body = sendsBody ? JSON.stringify(Object.fromEntries(Object.entries(parameters).filter(([k]) => !used.has(k)))) : undefined;
+  const headers: Record<string, string> = { accept: "application/json", "user-agent": "tollgate/1" };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const auth = target.auth;
+  const secret = auth?.env ? providerSecret(auth.env) : undefined;
+  if (auth?.type === "bearer" && secret) headers.authorization = `Bearer ${secret}`;
+  if (auth?.type === "header" && auth.header && secret) headers[auth.header.toLowerCase()] = secret;
+  return { url, method, body, headers, resultPath: mapping.result_path };
+}
+
+function pick(data: unknown, path: string | undefined): unknown {
+  if (!path) return data;
+  let current = data;
+  for (const key of path.split(".")) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+function send(target: ToolTarget, req: ReturnType<typeof buildRequest>): Promise<{ status: number; body: Buffer }> {
+  const allowPrivate = target.allowPrivateNetwork || privateUpstreamAllowList().has(target.providerId);
+  const isHttps = req.url.protocol === "https:";
+  const pool = allowPrivate ? agents.open : agents.guarded;
+  return new Promise((resolve, reject) => {
+    if (!allowPrivate) refusePrivateLiteral(req.url);
+    const request = (isHttps ? https : http).request(req.url, { method: req.method, headers: req.headers, agent: isHttps ? pool.https : pool.http });
+    const timer = setTimeout(() => request.destroy(new UpstreamTimeout(`No provider response within ${target.timeoutMs} ms`)), target.timeoutMs);
+    request.on("response", (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_UPSTREAM_BYTES) request.destroy(new UpstreamTooLarge(`Provider response exceeds ${MAX_UPSTREAM_BYTES} bytes`));
+        else chunks.push(chunk);
+      });
+      res.on("end", () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) });
+      });
+      res.on("error", (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+    });
+    request.on("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    request.end(req.body);
+  });
+}
+
+function snippet(body: Buffer): string {
+  const text = body.subarray(0, 300).toString("utf8").replace(/\s+/g, " ").trim();
+  return text ? `: ${text}` : "";
+}
+
+/** Classifies every upstream answer or failure into a contract reason code (section 7). */
+export function classifyResponse(status: number, body: Buffer, resultPath?: string): ProviderOutcome {
+  if (status === 429) return { reasonCode: "provider.rate_limited", data: {}, httpStatus: status, errorMessage: `Provider rate-limited the request (HTTP 429)${snippet(body)}` };
+  if (status === 401 || status === 403) {
+    return { reasonCode: "provider.auth_or_permission", data: {}, httpStatus: status, errorMessage: `Provider rejected authentication or permission (HTTP ${status})${snippet(body)}` };
+  }
+  if (status < 200 || status >= 300) return { reasonCode: "provider.http_error", data: {}, httpStatus: status, errorMessage: `Provider returned HTTP ${status}${snippet(body)}` };
+  if (body.length === 0) return { reasonCode: "result.empty", data: {}, httpStatus: status, errorMessage: "Provider responded without data" };
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString("utf8"));
+  } catch {
+    return { reasonCode: "transport.execution_failed", data: {}, httpStatus: status, errorMessage: "Provider returned a body that is not valid JSON" };
+  }
+  const data = pick(json, resultPath);
+  if (isEmptyData(data)) return { reasonCode: "result.empty", data: {}, httpStatus: status, errorMessage: "Provider responded without usable data" };
+  // A body that carries data together with an `errors` list (or `partial: true`) is a partial success.
+  const envelope = json as { partial?: unknown; errors?: unknown };
+  const partial = envelope && typeof envelope === "object" && (envelope.partial === true || (Array.isArray(envelope.errors) && envelope.errors.length > 0));
+  return { reasonCode: partial ? "result.partial_success" : "result.valid", data, httpStatus: status };
+}
+
+export const httpAdapter: ProviderAdapter = {
+  async execute(target, parameters) {
+    const req = buildRequest(target, parameters);
+    try {
+      const { status, body } = await send(target, req);
+      return classifyResponse(status, body, req.resultPath);
+    } catch (err) {
+      if (err instanceof UpstreamTimeout) return { reasonCode: "transport.timeout", data: {}, errorMessage: err.message };
+      if (err instanceof UpstreamTooLarge) return { reasonCode: "transport.execution_failed", data: {}, errorMessage: err.message };
+      if (err instanceof PrivateAddressError) return { reasonCode: "transport.execution_failed", data: {}, errorMessage: err.message };
+      const code = (err as NodeJS.ErrnoException).code;
+      return { reasonCode: "transport.no_response", data: {}, errorMessage: `Provider response could not be obtained${code ? ` (${code})` : ""}: ${(err as Error).message}` };
+    }
+  },
+};

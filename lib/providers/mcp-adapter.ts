@@ -1,0 +1,108 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { privateUpstreamAllowList } from "../env";
+import { assertPublicHost, PrivateAddressError } from "./ssrf-guard";
+import { isEmptyData, type ProviderAdapter, type ProviderOutcome, type ToolTarget } from "./types";
+
+/**
+ * A provider that is a remote MCP server (Streamable HTTP). One client per server URL is kept
+ * open and reused; a broken connection is dropped and re-opened on the next call.
+ */
+const clients = new Map<string, Promise<Client>>();
+
+async function connect(url: string): Promise<Client> {
+  const client = new Client({ name: "tollgate", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+/** Forgets a client after a failure and closes it, so its session and sockets do not linger. */
+function dropClient(url: string): void {
+  const c = clients.get(url);
+  clients.delete(url);
+  c?.then((client) => client.close()).catch(() => undefined);
+}
+
+export function mcpClient(url: string): Promise<Client> {
+  let c = clients.get(url);
+  if (!c) {
+    c = connect(url);
+    clients.set(url, c);
+    c.catch(() => clients.delete(url));
+  }
+  return c;
+}
+
+export interface McpToolDescription {
+  name: string;
+  description?: string;
+  inputSchema: { type?: string; properties?: Record<string, unknown>; required?: string[] };
+}
+
+/**
+ * Lists a server's tools (used by `providers import --mcp URL`). A private or loopback server is
+ * refused unless `allowPrivateNetwork` (the SSRF guard applies to the import as to the Calls).
+ */
+export async function listMcpTools(url: string, options: { allowPrivateNetwork?: boolean } = {}): Promise<McpToolDescription[]> {
+  if (!options.allowPrivateNetwork) await assertPublicHost(new URL(url));
+  const client = await connect(url);
+  try {
+    const out: McpToolDescription[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : undefined);
+      out.push(...(page.tools as McpToolDescription[]));
+      cursor = page.nextCursor;
+    } while (cursor);
+    return out;
+  } finally {
+    await client.close();
+  }
+}
+
+class Timeout extends Error {}
+
+export const mcpAdapter: ProviderAdapter = {
+  async execute(target: ToolTarget, parameters): Promise<ProviderOutcome> {
+    const url = target.baseUrl ?? "";
+    const name = String(target.execution.mcp_tool ?? "");
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      // The SDK opens its own sockets (fetch), so the guard resolves the host before connecting.
+      if (!target.allowPrivateNetwork && !privateUpstreamAllowList().has(target.providerId)) await assertPublicHost(new URL(url));
+      const client = await mcpClient(url);
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Timeout(`No MCP response within ${target.timeoutMs} ms`)), target.timeoutMs);
+      });
+      const result = await Promise.race([client.callTool({ name, arguments: parameters }, undefined, { timeout: target.timeoutMs + 1_000 }), timeout]);
+      const content = (result.content ?? []) as { type: string; text?: string }[];
+      const structured = result.structuredContent as unknown;
+      const texts = content.filter((c) => c.type === "text").map((c) => c.text ?? "");
+      let data: unknown = structured;
+      if (data === undefined) {
+        if (texts.length === 1) {
+          try {
+            data = JSON.parse(texts[0]);
+          } catch {
+            data = { text: texts[0] };
+          }
+        } else data = texts.length ? { texts } : content.length ? { content } : {};
+      }
+      if (result.isError) return { reasonCode: "provider.error", data: {}, errorMessage: `MCP tool error: ${texts.join(" ").slice(0, 300) || "unknown error"}` };
+      if (isEmptyData(data)) return { reasonCode: "result.empty", data: {}, errorMessage: "MCP tool returned no content" };
+      return { reasonCode: "result.valid", data };
+    } catch (err) {
+      if (err instanceof PrivateAddressError) return { reasonCode: "transport.execution_failed", data: {}, errorMessage: err.message };
+      // A JSON-RPC error answered by a reachable server (unknown tool, invalid arguments) is the provider's.
+      if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed && err.code !== ErrorCode.RequestTimeout) {
+        return { reasonCode: "provider.error", data: {}, errorMessage: `MCP error ${err.code}: ${err.message.slice(0, 300)}` };
+      }
+      dropClient(url);
+      if (err instanceof Timeout || (err instanceof McpError && err.code === ErrorCode.RequestTimeout)) return { reasonCode: "transport.timeout", data: {}, errorMessage: err.message };
+      return { reasonCode: "transport.no_response", data: {}, errorMessage: `MCP server could not be reached: ${(err as Error).message}` };
+    } finally {
+      clearTimeout(timer);
+    }
+  },
+};

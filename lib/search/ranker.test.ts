@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { SearchIndex, analyzeDocument, defaultRankerSettings, type IndexDocument } from "./ranker";
+import { costClass, firstSentence } from "./capability";
+
+function doc(id: string, name: string, description: string, extra: Partial<IndexDocument["fields"]> = {}, successRate: number | null = null): IndexDocument {
+  return { id, successRate, fields: { name: [name], description: [description], params: [], paramText: [], examples: [], category: [], provider: [], ...extra } };
+}
+
+const catalog = [
+  doc("weather", "WeatherForecast_getDetailedForecast", "Provides a detailed weather forecast with temperature and humidity.", { params: ["city", "start_date"] }),
+  doc("aqi", "CityAQI_retrieveData", "Retrieve air quality index data for cities.", { params: ["cities"] }),
+  doc("convert", "unitConverter", "Converts lengths, masses and temperatures between units.", { paramText: ["Value to convert", "celsius", "fahrenheit"] }),
+  doc("vuln", "Threat_Vulnerability_Assessment_Tool", "评估可能的安全威胁，并提供缓解措施的建议。", { params: ["asset_id", "vulnerability_id"] }),
+  doc("translate", "document_translation", "翻译文档内容为目标语言。", {}),
+  doc("wifi", "WiFi_Scanner", "Lists nearby wireless networks.", {}),
+  doc("flaky", "weather_now", "Current weather conditions.", {}, 0.2),
+  doc("steady", "weather_now", "Current weather conditions.", {}, 0.99),
+];
+const index = new SearchIndex(catalog.map(analyzeDocument));
+const top = (query: string, limit = 3) => index.search(query, limit).map((r) => r.id);
+
+describe("SearchIndex", () => {
+  it("ranks by name, description and parameter text", () => {
+    expect(top("What's the detailed forecast for Paris tomorrow?")[0]).toBe("weather");
+    expect(top("check the air quality index in several cities")[0]).toBe("aqi");
+    expect(top("turn 100 fahrenheit into celsius")[0]).toBe("convert");
+  });
+
+  it("reaches English names from a Chinese request through the glossary", () => {
+    expect(top("帮我评估服务器的安全漏洞")[0]).toBe("vuln");
+    expect(top("把这份文档翻译成法语")[0]).toBe("translate");
+  });
+
+  it("tolerates typos in words the catalog does not contain", () => {
+    expect(top("air qualty indx")[0]).toBe("aqi");
+    expect(top("detailed forcast")[0]).toBe("weather");
+  });
+
+  it("joins a compound the catalog writes in humps", () => {
+    expect(top("scan for wifi")[0]).toBe("wifi");
+  });
+
+  it("leaves out documents that share nothing with the query", () => {
+    expect(top("zzqx vvkk")).toEqual([]);
+  });
+
+  it("lets reliability order near-equal matches only", () => {
+    expect(top("current weather conditions", 2)).toEqual(["steady", "flaky"]);
+    const rates = new SearchIndex(
+      [doc("exact", "soil_moisture_sensor", "Reads soil moisture.", {}, 0), doc("loose", "garden_helper", "Garden tips, including soil.", {}, 1)].map(analyzeDocument),
+    );
+    expect(rates.search("soil moisture sensor reading", 2).map((r) => r.id)).toEqual(["exact", "loose"]);
+  });
+
+  it("bounds the reliability boost to a small fraction of the score", () => {
+    expect(defaultRankerSettings.reliability).toBeLessThanOrEqual(0.05);
+    const [a, b] = index.search("current weather conditions", 2);
+    expect(a.score / b.score).toBeLessThan(1 + 2.2 * defaultRankerSettings.reliability);
+  });
+
+  it("filters candidates and honours the limit", () => {
+    expect(index.search("weather", 10, (i) => catalog[i].id !== "weather").map((r) => r.id)).not.toContain("weather");
+    expect(index.search("weather", 1)).toHaveLength(1);
+  });
+});
+
+describe("capability helpers", () => {
+  it("classes costs", () => {
+    expect(costClass({ billingRule: null })).toBe("free");
+    expect(costClass({ billingRule: { unit: "free", amount_credits: 0 } })).toBe("free");
+    expect(costClass({ billingRule: { unit: "call", amount_credits: 0.5 } })).toBe("low");
+    expect(costClass({ billingRule: { unit: "call", amount_credits: 5 } })).toBe("medium");
+    expect(costClass({ billingRule: { unit: "call", amount_credits: 50 } })).toBe("high");
+    expect(costClass({ billingRule: { unit: "per_unit", amount_credits: 0.01, quantity_from: "param_length", quantity_param: "text" } })).toBe("variable");
+  });
+
+  it("cuts the first sentence in English and Chinese", () => {
+    expect(firstSentence("Converts units. Supports many.")).toBe("Converts units.");
+    expect(firstSentence("Version 1.5 of it. Next")).toBe("Version 1.5 of it.");
+    expect(firstSentence("评估风险。提供建议。")).toBe("评估风险。");
+    expect(firstSentence("No stop")).toBe("No stop");
+  });
+});

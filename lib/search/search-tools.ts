@@ -1,0 +1,143 @@
+// searchTools: Discover. Ranks the active catalog for a capability query, stores the search and
+// its `search` usage event, and (when the deployment prices search) debits the account in the
+// same transaction.
+import { searches, usageEvents } from "../db/schema";
+import type { Db } from "../db/types";
+import { debitCredits } from "../billing/debit-credits";
+import { usageEventRow } from "../audit/usage-event";
+import { newId, newUuid } from "../ids";
+import { credits, creditsToNumber, creditsToSql } from "../money";
+import { capabilityResult, routingCard } from "./capability";
+import { catalogSnapshot, normalizeName, readCatalogVersionAndCredits, type CatalogSnapshot, type CatalogTool } from "./catalog-index";
+import type { SearchLang, SearchRequest, SearchResponse } from "./schemas";
+
+export interface SearchToolsInput {
+  accountId: string;
+  apiKeyId: string | null;
+  request: SearchRequest;
+  /** The result language: the request's `lang`, else negotiated by the caller. */
+  lang: SearchLang;
+  /** Credits one search costs (`SEARCH_PRICE_CREDITS`); "0" = free. */
+  priceCredits: string;
+}
+
+export type SearchOutcome = { outcome: "ok" | "insufficient_credits"; response: SearchResponse };
+
+export async function searchTools(db: Db, input: SearchToolsInput): Promise<SearchOutcome> {
+  const started = performance.now();
+  const { request, lang } = input;
+  const { version, available } = await readCatalogVersionAndCredits(db, input.accountId);
+  const snapshot = await catalogSnapshot(db, version);
+  const found = rankTools(snapshot, request.query, request.limit, request.source);
+  const results = found.map((t) => (request.view === "routing" ? routingCard(t, lang) : capabilityResult(t, lang)));
+  const elapsedMs = Math.round((performance.now() - started) * 100) / 100;
+
+  const searchId = newId("srch");
+  const usageEventId = newUuid();
+  const price = credits(input.priceCredits);
+  const priced = price.gt(0);
+  let remaining = available === null ? null : credits(available);
+  let short = false;
+  /** The search row and its usage event, once the debit (if any) has decided `refused`. */
+  const record = (ledgerEntryId: string | null, refused: boolean) => {
+    const resultIds = refused ? [] : found.map((t) => t.id);
+    const searchRow: typeof searches.$inferInsert = {
+      id: searchId,
+      accountId: input.accountId,
+      apiKeyId: input.apiKeyId,
+      sessionId: request.session_id ?? null,
+      query: request.query,
+      lang,
+      view: request.view,
+      resultIds,
+    };
+    const eventRow = usageEventRow({
+      id: usageEventId,
+      accountId: input.accountId,
+      apiKeyId: input.apiKeyId,
+      eventType: "search",
+      sourceRefType: "search",
+      sourceRefId: searchId,
+      sessionId: request.session_id ?? null,
+      searchId,
+      success: !refused,
+      settledAmount: priced && !refused ? creditsToSql(price) : "0",
+      preSettlementAmount: creditsToSql(price),
+      errorMessage: refused ? insufficientMessage(price.toFixed()) : null,
+      durationMs: Math.round(elapsedMs),
+      billingRuleSnapshot: priced ? { unit: "call", amount_credits: creditsToNumber(price) } : undefined,
+      creditsLedgerEntryId: ledgerEntryId,
+      billingSummary: priced ? (refused ? "Not charged: insufficient credits" : `Charged ${price.toFixed()} credits`) : "Included (free search)",
+      displayTarget: truncate(request.query, 120),
+      requestPayload: { query: request.query, limit: request.limit, view: request.view, lang, ...(request.source && { source: request.source }) },
+      responsePayloadSummary: { total: resultIds.length, tool_ids: resultIds.slice(0, 10) },
+    });
+    return { searchRow, eventRow };
+  };
+
+  if (!priced) {
+    // One statement, so one round trip and atomic without a transaction: the search row and its
+    // usage event are written together or not at all.
+    const { searchRow, eventRow } = record(null, false);
+    const stored = db.$with("stored_search").as(db.insert(searches).values(searchRow).returning({ id: searches.id }));
+    await db.with(stored).insert(usageEvents).values(eventRow);
+  } else {
+    await db.transaction(async (tx) => {
+      const debit = await debitCredits(tx, {
+        accountId: input.accountId,
+        amount: creditsToSql(price),
+        entryType: "consume_tool_search",
+        ledgerId: newId("led"),
+        description: "Discover search",
+        sourceRefType: "search",
+        sourceRefId: searchId,
+        usageEventId,
+        apiKeyId: input.apiKeyId,
+        settlementResult: { settled_amount_credits: creditsToNumber(price) },
+      });
+      if (debit) remaining = remaining?.minus(price) ?? null;
+      else short = true;
+      const { searchRow, eventRow } = record(debit?.ledgerEntryId ?? null, short);
+      await tx.insert(searches).values(searchRow);
+      await tx.insert(usageEvents).values(eventRow);
+    });
+  }
+
+  const response: SearchResponse = {
+    query: request.query,
+    search_id: searchId,
+    total: short ? 0 : results.length,
+    results: short ? [] : results,
+    elapsed_time_ms: elapsedMs,
+    remaining_credits: remaining === null ? null : creditsToNumber(remaining.isNegative() ? credits(0) : remaining),
+    error_message: short ? insufficientMessage(price.toFixed()) : null,
+  };
+  return { outcome: short ? "insufficient_credits" : "ok", response };
+}
+
+/**
+ * The ranked tools for a query: an exact `tool_id` first, then tools whose name is exactly the
+ * query, then the ranker's order. With `source`, only that catalog's tools, ranked by its own index.
+ */
+export function rankTools(snapshot: CatalogSnapshot, query: string, limit: number, source?: string): CatalogTool[] {
+  const pool = source === undefined ? { index: snapshot.index(), tools: snapshot.tools } : snapshot.sourceIndex(source);
+  if (!pool) return [];
+  const inScope = (t: CatalogTool) => source === undefined || t.source === source;
+  const exact: CatalogTool[] = [];
+  const byId = snapshot.byId.get(query.trim());
+  if (byId && inScope(byId)) exact.push(byId);
+  const sameName = (snapshot.byName.get(normalizeName(query)) ?? []).filter((t) => inScope(t) && t !== byId);
+  exact.push(...[...sameName].sort((a, b) => a.id.localeCompare(b.id)));
+  const taken = new Set(exact.map((t) => t.id));
+  const ranked = pool.index.search(query, limit, (i) => !taken.has(pool.tools[i].id)).map((r) => pool.tools[r.index]);
+  return [...exact, ...ranked].slice(0, limit);
+}
+
+function insufficientMessage(price: string): string {
+  return `Insufficient credits: a search costs ${price} credits on this deployment`;
+}
+
+function truncate(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : text;
+}

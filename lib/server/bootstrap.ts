@@ -1,0 +1,47 @@
+import { env, dataDir, publicUrl } from "../env";
+import { getDatabase } from "../db";
+import type { Database } from "../db/types";
+import { logger } from "../log";
+import { getAuthSecret } from "../auth/app-secret";
+import { seedDemoIfEmpty, syncDemoCatalog, type DemoCredentials } from "../seed/seed-demo";
+import { startReservationSweeper } from "../billing/sweep-reservations";
+import { startAdminChannel } from "./admin-channel";
+
+export interface Bootstrapped {
+  database: Database;
+  credentials?: DemoCredentials;
+  stop(): void;
+}
+
+const key = Symbol.for("tollgate.bootstrap");
+type G = typeof globalThis & { [key]?: Promise<Bootstrapped> };
+
+/**
+ * Everything a serving process needs before its first request, done once per process (the
+ * custom server and `next dev`'s API route share it): database + migrations, run-time secrets,
+ * the demo catalog and seed, the admin channel (embedded database) and the reservation sweeper.
+ */
+export function bootstrap(): Promise<Bootstrapped> {
+  const g = globalThis as G;
+  g[key] ??= (async () => {
+    const e = env();
+    const database = await getDatabase();
+    const { db } = database;
+    // next-auth reads these before its first request; generated secrets live in the database.
+    process.env.NEXTAUTH_SECRET ??= await getAuthSecret(db);
+    process.env.NEXTAUTH_URL ??= publicUrl();
+    await syncDemoCatalog(db);
+    const seed = e.SEED_DEMO === "true" ? await seedDemoIfEmpty(db, dataDir()) : { created: false };
+    const closeAdmin = database.kind === "pglite" ? await startAdminChannel(db, dataDir()) : undefined;
+    const stopSweeper = startReservationSweeper(db, 15_000, (err) => logger.error({ err: err.message }, "reservation sweeper failed"));
+    return {
+      database,
+      credentials: "credentials" in seed ? seed.credentials : undefined,
+      stop: () => {
+        closeAdmin?.();
+        stopSweeper();
+      },
+    };
+  })();
+  return g[key];
+}

@@ -1,0 +1,48 @@
+import fs from "node:fs";
+import pg from "pg";
+import { openDatabase } from "../db/open";
+import { migrateDatabase } from "../db/migrate";
+import { adminUrl, pgTemplateName, pgliteTemplatePath } from "./template";
+
+/**
+ * Builds the migrated database templates once per run: a PGlite data-dir dump (each test file
+ * starts from it in ~1 s instead of a 5 s initdb) and, with TEST_DATABASE_URL, a PostgreSQL
+ * template database that each test file clones.
+ */
+export default async function setup() {
+  const dump = pgliteTemplatePath();
+  if (!fs.existsSync(dump)) {
+    const database = await openDatabase({ kind: "pglite" });
+    await migrateDatabase(database);
+    const raw = (database.db as unknown as { $client: { dumpDataDir(c: "gzip"): Promise<Blob> } }).$client;
+    const blob = await raw.dumpDataDir("gzip");
+    const tmp = `${dump}.${process.pid}`;
+    fs.writeFileSync(tmp, Buffer.from(await blob.arrayBuffer()));
+    fs.renameSync(tmp, dump);
+    await database.close();
+  }
+
+  const url = process.env.TEST_DATABASE_URL;
+  if (url) {
+    const template = pgTemplateName();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const exists = await admin.query("select 1 from pg_database where datname = $1", [template]);
+      if (exists.rowCount === 0) {
+        await admin.query(`create database "${template}"`);
+        const database = await openDatabase({ kind: "postgres", url: adminUrl(url, template), poolSize: 2 });
+        try {
+          await migrateDatabase(database);
+        } catch (err) {
+          await database.close();
+          await admin.query(`drop database if exists "${template}"`);
+          throw err;
+        }
+        await database.close();
+      }
+    } finally {
+      await admin.end();
+    }
+  }
+}

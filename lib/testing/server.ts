@@ -1,0 +1,22 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { afterAll } from "vitest";
+import { createApiApp } from "../api/app";
+import type { Database } from "../db/types";
+
+export interface TestServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The real API app behind a real HTTP server on a free loopback port, stopped after the file. */
+export async function startTestServer(database: Database): Promise<TestServer> {
+  const app = createApiApp({ database });
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  afterAll(close);
+  return { url: `http://127.0.0.1:${port}`, close };
+}
