@@ -10,6 +10,6 @@ describe("i18n", () => {
 
   it("translates and fills placeholders", () => {
     expect(translator("zh")("nav.overview")).toBe("概览");
-    expect(translator("en")("placeholder.comingWith", { feature: "Probe and Call" })).toBe("Coming with Probe and Call");
+    expect(translator("en")("table.pageOf", { page: 2, pages: 5 })).toBe("Page 2 of 5");
   });
 });

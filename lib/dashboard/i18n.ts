@@ -74,32 +74,12 @@ const en = {
   "common.errorTitle": "Something went wrong",
   "common.retry": "Try again",
 
-  "placeholder.comingWith": "Coming with {feature}",
-  "placeholder.noData": "Nothing is shown here yet: this page appears when its API lands.",
   "playground.title": "Playground",
-  "playground.description":
-    "Search the tool catalog the way an agent does: a query, language, view and limit; ranked result cards with provider, price, success rate and average time; the full schema and examples of each tool; and a shortcut to try it in the Console.",
-  "playground.feature": "Discover and Inspect",
   "console.title": "Console",
-  "console.description":
-    "Choose a tool, fill a parameter form generated from its schema (or raw JSON), Probe it to see field errors and the quote, then Call it and see the status, charge, billing, timings and result, with a link to the execution's audit trail.",
-  "console.feature": "Probe and Call",
   "usage.title": "Usage",
-  "usage.description":
-    "The usage history with every filter of the API (charge outcome, reason code, event type, dates, success, anomalies, ids), per-event details, bucketed charts by charge outcome, and CSV export of the current filter.",
-  "usage.feature": "the usage audit API",
   "ledger.title": "Ledger",
-  "ledger.description":
-    "Every credits ledger entry with its type, direction, signed amount and the balance before and after; consumption rows link to their execution and usage event; a chart of consumed against granted credits.",
-  "ledger.feature": "the credits ledger API",
   "executions.title": "Executions",
-  "executions.description":
-    "Look up any id (execution, search, usage event, ledger entry or session) and see one timeline from search to balance change, with a verdict on whether it reconciles and copyable ids for a support ticket.",
-  "executions.feature": "the execution audit API",
   "keys.title": "API keys",
-  "keys.description":
-    "Create API keys (each shown once), name them, see when they were last used and how much each has spent, and revoke them.",
-  "keys.feature": "the API key management API",
 
   "common.copy": "Copy",
   "common.copied": "Copied",
@@ -613,31 +593,12 @@ const zh: Messages = {
   "common.errorTitle": "出错了",
   "common.retry": "重试",
 
-  "placeholder.comingWith": "将随「{feature}」上线",
-  "placeholder.noData": "此处暂无内容：相应 API 上线后即会显示本页面。",
   "playground.title": "工具探索",
-  "playground.description":
-    "像智能体一样搜索工具目录：输入查询、语言、视图与数量；查看按相关度排序的结果卡片，包含提供方、价格、成功率与平均耗时；展开每个工具的完整参数结构与示例，并可一键在控制台中试用。",
-  "playground.feature": "发现与查看",
   "console.title": "控制台",
-  "console.description":
-    "选择工具，填写根据其参数结构生成的表单（或直接编辑 JSON），先预检以查看字段错误与报价，再调用并查看状态、扣费、计费明细、耗时与结果，以及该次执行的审计链接。",
-  "console.feature": "预检与调用",
   "usage.title": "用量",
-  "usage.description":
-    "用量历史，支持 API 的全部筛选条件（扣费结果、原因代码、事件类型、日期、成功与否、异常、各类 ID），逐条详情，按扣费结果分组的时间分桶图表，以及按当前筛选导出 CSV。",
-  "usage.feature": "用量审计 API",
   "ledger.title": "账本",
-  "ledger.description":
-    "所有积分账本条目：类型、方向、带符号金额以及变动前后余额；消费条目链接到对应的执行与用量事件；并提供消耗与发放对比图。",
-  "ledger.feature": "积分账本 API",
   "executions.title": "执行记录",
-  "executions.description":
-    "输入任意 ID（执行、搜索、用量事件、账本条目或会话），查看从搜索到余额变动的完整时间线，判断是否对账一致，并可复制各 ID 用于工单。",
-  "executions.feature": "执行审计 API",
   "keys.title": "API 密钥",
-  "keys.description": "创建 API 密钥（仅显示一次）、命名、查看最近使用时间与各密钥消费，并可吊销。",
-  "keys.feature": "API 密钥管理 API",
 
   "common.copy": "复制",
   "common.copied": "已复制",

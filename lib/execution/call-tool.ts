@@ -8,7 +8,7 @@ import { adapterFor, type ProviderOutcome, type ReasonCode } from "../providers"
 import { isSuccessful } from "../providers/types";
 import type { UsageEventInput } from "../audit/usage-event";
 import type { ValidationIssue } from "../http/responses";
-import { newId } from "../ids";
+import { newId, newUuid } from "../ids";
 import { credits, creditsToNumber } from "../money";
 import { cachedOutcome, hashOf, storeOutcome } from "./result-cache";
 import { ProjectionError, parseRespondWith, type RespondWith } from "./respond-with";
@@ -276,7 +276,9 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
 
   // 7. Settle: execution, usage event and (when charged) the ledger row, in one statement.
   const ledgerId = newId("led");
+  const eventId = newUuid();
   const event: UsageEventInput = {
+    id: eventId,
     accountId: caller.accountId,
     apiKeyId: caller.apiKeyId,
     userId: caller.userId,
@@ -315,6 +317,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
     sourceRefType: "execution",
     sourceRefId: executionId,
     executionId,
+    usageEventId: eventId,
     apiKeyId: caller.apiKeyId,
     preSettlementBill: { execution_id: executionId, summary: billing.summary, list_amount_credits: listAmount },
     settlementResult: { settled_amount_credits: listAmount },

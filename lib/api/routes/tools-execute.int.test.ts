@@ -126,7 +126,7 @@ describe("Call: charging", () => {
     }
     expect(event.durationMs).toBeGreaterThanOrEqual(0);
     expect(event.durationMs).toBeLessThanOrEqual(Math.ceil(body.elapsed_time_ms) + 1);
-    expect(ledger).toMatchObject({ entryType: "consume_tool_execute", executionId: body.execution_id, accountId: a.accountId, sourceRefType: "execution", sourceRefId: body.execution_id });
+    expect(ledger).toMatchObject({ entryType: "consume_tool_execute", executionId: body.execution_id, accountId: a.accountId, sourceRefType: "execution", sourceRefId: body.execution_id, usageEventId: event.id });
     expect(Number(ledger.amountCredits)).toBe(-1);
     expect(Number(ledger.balanceBefore)).toBe(10);
     expect(Number(ledger.balanceAfter)).toBe(9);
