@@ -23,8 +23,16 @@ export async function freePort(): Promise<number> {
  */
 export function pinnedCommand(args: string[]): [string, string[]] {
   const cpus = os.cpus().length;
-  const taskset = spawnSync("taskset", ["--version"]).status === 0;
-  return taskset && cpus > 1 ? ["taskset", ["-c", String(cpus - 1), process.execPath, ...args]] : [process.execPath, args];
+  if (!canPin(cpus)) return [process.execPath, args];
+  pinLoadGenerator(cpus);
+  return ["taskset", ["-c", String(cpus - 1), process.execPath, ...args]];
+}
+
+const canPin = (cpus: number) => cpus > 1 && spawnSync("taskset", ["--version"]).status === 0;
+
+/** Keeps this process (the load generator) off the servers' core. */
+function pinLoadGenerator(cpus: number): void {
+  spawnSync("taskset", ["-a", "-p", "-c", cpus > 2 ? `0-${cpus - 2}` : "0", String(process.pid)], { stdio: "ignore" });
 }
 
 export function ensureBuild(): void {
