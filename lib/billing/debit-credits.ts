@@ -1,7 +1,7 @@
-import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/types";
 import type { LedgerEntryType } from "../db/schema";
 import { rows } from "../db/row-sql";
+import { q, raw, runStatement, type Stmt } from "../db/statement";
 import { creditsToSql } from "../money";
 
 export interface DebitInput {
@@ -9,9 +9,9 @@ export interface DebitInput {
   /** Credits to consume (>= 0). With 0 only the reservation is released and no ledger row is written. */
   amount: string;
   /** Credits reserved earlier for this operation, released by the same statement (a value or SQL). */
-  release?: string | SQL;
+  release?: string | Stmt;
   /** Extra condition for the balance row to be touched at all (e.g. that a guarding CTE matched). */
-  gate?: SQL;
+  gate?: Stmt;
   entryType: Extract<LedgerEntryType, `consume_${string}`>;
   ledgerId: string;
   description: string;
@@ -39,11 +39,11 @@ export interface DebitResult {
  * balance snapshots form a continuous chain. When available credits (+ the released reservation)
  * are short, `split` is empty and nothing changes. `upd` returns `available_after`.
  */
-export function debitCtes(input: DebitInput): SQL {
+export function debitCtes(input: DebitInput): Stmt {
   const amount = creditsToSql(input.amount);
-  const release = typeof input.release === "string" || input.release === undefined ? sql`${creditsToSql(input.release ?? "0")}::numeric` : input.release;
-  const gate = input.gate ?? sql`true`;
-  return sql`
+  const release = typeof input.release === "string" || input.release === undefined ? q`${creditsToSql(input.release ?? "0")}::numeric` : input.release;
+  const gate = input.gate ?? raw("true");
+  return q`
     cur AS (
       SELECT account_id, bonus_credits AS b, reward_credits AS r, paid_credits AS p, reserved_credits AS res
         FROM credit_balances WHERE account_id = ${input.accountId} AND ${gate} FOR UPDATE
@@ -85,7 +85,7 @@ export function debitCtes(input: DebitInput): SQL {
 
 /** Consumes credits and appends the ledger row in ONE statement; null (nothing changed) when short. */
 export async function debitCredits(db: Db, input: DebitInput): Promise<DebitResult | null> {
-  const result = await db.execute(sql`WITH ${debitCtes(input)} SELECT * FROM led`);
+  const result = await runStatement(db, q`WITH ${debitCtes(input)} SELECT * FROM led`);
   const row = rows<{ id: string; balance_before: string; balance_after: string; ledger_metadata: { credit_split: Record<string, unknown> } }>(result)[0];
   if (!row) return null;
   const split = row.ledger_metadata.credit_split;

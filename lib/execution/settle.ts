@@ -1,9 +1,7 @@
-import crypto from "node:crypto";
-import { Name, SQL, StringChunk, getTableColumns, sql } from "drizzle-orm";
-import type { PgDialect, PgSession } from "drizzle-orm/pg-core";
 import { executions, usageEvents } from "../db/schema";
 import type { Db } from "../db/types";
-import { rowSql, rows } from "../db/row-sql";
+import { rows } from "../db/row-sql";
+import { q, raw, rowStmt, runStatement as execute, type Stmt } from "../db/statement";
 import { debitCtes, type DebitInput } from "../billing/debit-credits";
 import { usageEventRow, type UsageEventInput } from "../audit/usage-event";
 
@@ -22,72 +20,28 @@ export interface SettleOutcome {
 
 type Charge = Omit<DebitInput, "accountId" | "gate" | "release">;
 
-function eventSql(event: UsageEventInput, ledgerRef: SQL): { columns: SQL; values: SQL } {
+function eventSql(event: UsageEventInput, ledgerRef: Stmt): { columns: Stmt; values: Stmt } {
   const row = usageEventRow(event) as Record<string, unknown>;
   row.creditsLedgerEntryId = ledgerRef;
-  return rowSql(usageEvents, row);
-}
-
-const statementNames = new Map<string, string>();
-
-/**
- * Text and parameters of a statement made only of text, identifiers, nested SQL and plain values
- * (what these statements are), or null for anything else. Equivalent to drizzle's `sqlToQuery`
- * for such statements; for ~80-parameter statements its generic per-chunk type probing was a
- * fifth of a Call's CPU.
- */
-function flatten(query: SQL, escapeName: (name: string) => string): { sql: string; params: unknown[] } | null {
-  const text: string[] = [];
-  const params: unknown[] = [];
-  const walk = (chunks: unknown[]): boolean => {
-    for (const chunk of chunks) {
-      if (chunk instanceof StringChunk) text.push(chunk.value.join(""));
-      else if (chunk instanceof SQL) {
-        if ((chunk as unknown as { shouldInlineParams: boolean }).shouldInlineParams || !walk(chunk.queryChunks)) return false;
-      } else if (chunk instanceof Name) text.push(escapeName(chunk.value));
-      else if (chunk === null || typeof chunk === "string" || typeof chunk === "number" || typeof chunk === "boolean") {
-        params.push(chunk);
-        text.push(`$${params.length}`);
-      } else if (chunk !== undefined) return false;
-    }
-    return true;
-  };
-  return walk(query.queryChunks) ? { sql: text.join(""), params } : null;
-}
-
-/**
- * Runs one of the Call's statements as a named prepared statement. Their text (~4 KB) is the same
- * from call to call, so PostgreSQL parses and plans it once per connection instead of every time;
- * the name is a hash of the text, so two texts can never share a name.
- */
-function execute(db: Db, query: SQL): Promise<unknown> {
-  const { dialect, session } = db as unknown as { dialect: PgDialect; session: PgSession };
-  const built = flatten(query, (n) => dialect.escapeName(n)) ?? dialect.sqlToQuery(query);
-  let name = statementNames.get(built.sql);
-  if (!name) {
-    name = `tg_${crypto.createHash("sha1").update(built.sql).digest("hex").slice(0, 20)}`;
-    if (statementNames.size > 1_000) statementNames.clear();
-    statementNames.set(built.sql, name);
-  }
-  return session.prepareQuery(built, undefined, name, false).execute();
+  return rowStmt(usageEvents, row);
 }
 
 const available = (accountId: string) =>
-  sql`(SELECT paid_credits + bonus_credits + reward_credits - reserved_credits FROM credit_balances WHERE account_id = ${accountId})`;
+  q`(SELECT paid_credits + bonus_credits + reward_credits - reserved_credits FROM credit_balances WHERE account_id = ${accountId})`;
 
 /** A Call that needs no reservation: records execution and event, and charges when `charge` is given. */
 export async function recordCall(db: Db, execution: ExecutionRow, event: UsageEventInput, charge?: Charge): Promise<SettleOutcome | null> {
-  const ex = rowSql(executions, execution as Record<string, unknown>);
+  const ex = rowStmt(executions, execution as Record<string, unknown>);
   if (!charge) {
-    const ev = eventSql(event, sql`null`);
-    const result = await execute(db, sql`
+    const ev = eventSql(event, raw("null"));
+    const result = await execute(db, q`
       WITH ex AS (INSERT INTO executions (${ex.columns}) VALUES (${ex.values}) RETURNING id),
            ev AS (INSERT INTO usage_events (${ev.columns}) SELECT ${ev.values} FROM ex)
       SELECT ${available(execution.accountId)} AS available`);
     return { settled: true, ledgerEntryId: null, availableAfter: rows<{ available: string | null }>(result)[0]?.available ?? null };
   }
-  const ev = eventSql(event, sql`led.id`);
-  const result = await execute(db, sql`
+  const ev = eventSql(event, raw("led.id"));
+  const result = await execute(db, q`
     WITH ${debitCtes({ ...charge, accountId: execution.accountId })},
          ex AS (INSERT INTO executions (${ex.columns}) SELECT ${ex.values} FROM led RETURNING id),
          ev AS (INSERT INTO usage_events (${ev.columns}) SELECT ${ev.values} FROM led)
@@ -106,21 +60,21 @@ export type ReserveResult = { reserved: true } | { reserved: false; reason: "ins
  * that undoes the whole statement.
  */
 export async function reserveCall(db: Db, execution: ExecutionRow, amount: string, delegationJti?: string): Promise<ReserveResult> {
-  const ex = rowSql(executions, { ...execution, status: "reserved", reservedCredits: amount } as Record<string, unknown>);
+  const ex = rowStmt(executions, { ...execution, status: "reserved", reservedCredits: amount } as Record<string, unknown>);
   const holdsCredits = Number(amount) > 0;
   const balanceCte = holdsCredits
-    ? sql`b AS (UPDATE credit_balances SET reserved_credits = reserved_credits + ${amount}::numeric, updated_at = now()
+    ? q`b AS (UPDATE credit_balances SET reserved_credits = reserved_credits + ${amount}::numeric, updated_at = now()
                  WHERE account_id = ${execution.accountId}
                    AND paid_credits + bonus_credits + reward_credits - reserved_credits >= ${amount}::numeric RETURNING 1)`
-    : sql`b AS (SELECT 1)`;
+    : q`b AS (SELECT 1)`;
   // Every data-modifying CTE runs, whatever the others return: the cap is reserved only once the
   // balance is (same lock order as settlement: balance row, then the token's spend row).
   const capCte = delegationJti
-    ? sql`d AS (UPDATE delegation_spend SET reserved_credits = reserved_credits + ${amount}::numeric
+    ? q`d AS (UPDATE delegation_spend SET reserved_credits = reserved_credits + ${amount}::numeric
                  WHERE jti = ${delegationJti} AND spent_credits + reserved_credits + ${amount}::numeric <= max_credits
                    AND EXISTS (SELECT 1 FROM b) RETURNING 1)`
-    : sql`d AS (SELECT 1)`;
-  const result = await execute(db, sql`
+    : q`d AS (SELECT 1)`;
+  const result = await execute(db, q`
     WITH ${balanceCte}, ${capCte},
          ex AS (INSERT INTO executions (${ex.columns}) SELECT ${ex.values} FROM b, d RETURNING id)
     SELECT (SELECT count(*) FROM ex) AS inserted, (SELECT count(*) FROM b) AS balance_ok, (SELECT count(*) FROM d) AS cap_ok`);
@@ -129,7 +83,7 @@ export async function reserveCall(db: Db, execution: ExecutionRow, amount: strin
   if (Number(row.balance_ok) === 0) return { reserved: false, reason: "insufficient_credits" };
   // The balance was held but the token's cap refused: give the balance back.
   if (holdsCredits) {
-    await db.execute(sql`UPDATE credit_balances SET reserved_credits = reserved_credits - ${amount}::numeric, updated_at = now()
+    await execute(db, q`UPDATE credit_balances SET reserved_credits = reserved_credits - ${amount}::numeric, updated_at = now()
                           WHERE account_id = ${execution.accountId}`);
   }
   return { reserved: false, reason: "delegation_cap" };
@@ -148,31 +102,21 @@ export async function settleReservedCall(
   charge: Charge & { accountId: string },
   delegationJti?: string,
 ): Promise<SettleOutcome> {
-  const sets = Object.entries(rowSqlPairs(update)).map(([column, value]) => sql`${sql.identifier(column)} = ${value}`);
-  const ev = eventSql(event, sql`(SELECT id FROM led)`);
+  const sets = rowStmt(executions, update as Record<string, unknown>).pairs;
+  const ev = eventSql(event, raw("(SELECT id FROM led)"));
   const cap = delegationJti
-    ? sql`, dc AS (UPDATE delegation_spend SET reserved_credits = greatest(reserved_credits - (SELECT reserved_credits FROM ex), 0),
+    ? q`, dc AS (UPDATE delegation_spend SET reserved_credits = greatest(reserved_credits - (SELECT reserved_credits FROM ex), 0),
                                           spent_credits = spent_credits + ${charge.amount}::numeric
                     WHERE jti = ${delegationJti} AND EXISTS (SELECT 1 FROM ex))`
-    : sql``;
-  const result = await execute(db, sql`
-    WITH ex AS (UPDATE executions SET ${sql.join(sets, sql`, `)}, status = 'settled', settled_at = now()
+    : raw("");
+  const result = await execute(db, q`
+    WITH ex AS (UPDATE executions SET ${sets}, status = 'settled', settled_at = now()
                  WHERE id = ${executionId} AND status = 'reserved' RETURNING reserved_credits),
-         ${debitCtes({ ...charge, release: sql`coalesce((SELECT reserved_credits FROM ex), 0)`, gate: sql`EXISTS (SELECT 1 FROM ex)` })},
+         ${debitCtes({ ...charge, release: q`coalesce((SELECT reserved_credits FROM ex), 0)`, gate: q`EXISTS (SELECT 1 FROM ex)` })},
          ev AS (INSERT INTO usage_events (${ev.columns}) SELECT ${ev.values} FROM ex)
          ${cap}
     SELECT (SELECT count(*) FROM ex) AS settled, (SELECT id FROM led) AS ledger_id,
            coalesce((SELECT available_after FROM upd), ${available(charge.accountId)}) AS available`);
   const row = rows<{ settled: number | string; ledger_id: string | null; available: string | null }>(result)[0];
   return { settled: Number(row.settled) === 1, ledgerEntryId: row.ledger_id, availableAfter: row.available };
-}
-
-/** Column name -> value SQL for an UPDATE's SET list, with the same value encoding as rowSql. */
-function rowSqlPairs(update: Partial<ExecutionRow>): Record<string, SQL> {
-  const columns = getTableColumns(executions);
-  const out: Record<string, SQL> = {};
-  for (const [key, value] of Object.entries(update)) {
-    if (value !== undefined) out[columns[key as keyof typeof columns].name] = rowSql(executions, { [key]: value }).values;
-  }
-  return out;
 }
