@@ -114,8 +114,22 @@ async function run(name: string, connections: number, opts: autocannon.Options, 
   const statuses: Record<number, number> = {};
   const serverBefore = processCpuMs(serverPid);
   const stopPgCpu = sampleBackendCpu(benchDatabase);
+  // autocannon starts every connection at the first request of the list: in lockstep they would all
+  // use one account's key at a time (a hot balance row no single account can create under its
+  // 200 Calls/min limit). Each connection starts at its own offset, so concurrent Calls belong to
+  // different accounts, as concurrent traffic does.
+  let clientIndex = 0;
+  const spread = opts.requests
+    ? {
+        setupClient: (client: { setRequests(r: autocannon.Request[]): void }) => {
+          const list = opts.requests as autocannon.Request[];
+          const offset = Math.floor((clientIndex++ * list.length) / connections) % list.length;
+          client.setRequests([...list.slice(offset), ...list.slice(0, offset)]);
+        },
+      }
+    : {};
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ duration: DURATION, connections, ...opts }, (err, res) => (err ? reject(err) : resolve(res)));
+    const instance = autocannon({ duration: DURATION, connections, ...opts, ...spread }, (err, res) => (err ? reject(err) : resolve(res)));
     instance.on("response", (_client, status, _bytes, ms) => {
       statuses[status] = (statuses[status] ?? 0) + 1;
       if (status >= 200 && status < 300) latencies.push(ms);
@@ -224,7 +238,7 @@ async function startServer(benchUrl: string): Promise<{ server: RunningServer; k
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-"));
   const args = [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), "--import", "tsx", "--input-type=module", "-e", API_ONLY_SERVER];
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, NODE_ENV: "production", PORT: String(port), DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: "warn", ...env },
+    env: { ...process.env, NODE_ENV: "production", PORT: String(port), DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}`, ...env },
     stdio: ["ignore", "inherit", "inherit"],
   });
   const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`the API-only server exited (${code})`))));

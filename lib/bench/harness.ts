@@ -48,16 +48,23 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Starts `node dist/server.mjs` (what `npm start` runs) on a free port with a fresh DATA_DIR. */
-export async function startProductServer(extraEnv: Record<string, string> = {}): Promise<RunningServer> {
+/**
+ * Starts `node dist/server.mjs` (what `npm start` runs) on a free port with a fresh DATA_DIR, at the
+ * default log level (request lines go to `DATA_DIR/server.log`, as a deployment's would go to a
+ * file or journal). `pin` keeps it on the last CPU, away from the load generator.
+ */
+export async function startProductServer(extraEnv: Record<string, string> = {}, options: { pin?: boolean } = {}): Promise<RunningServer> {
   ensureBuild();
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-"));
-  const [command, args] = pinnedCommand(["dist/server.mjs"]);
-  const child = spawn(command, args, {
-    env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: "warn", ...extraEnv },
-    stdio: ["ignore", "pipe", "inherit"],
+  const args = ["dist/server.mjs"];
+  const [command, commandArgs] = options.pin === false ? [process.execPath, args] : pinnedCommand(args);
+  const log = fs.openSync(path.join(dataDir, "server.log"), "a");
+  const child = spawn(command, commandArgs, {
+    env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}`, ...extraEnv },
+    stdio: ["ignore", log, "inherit"],
   });
+  fs.closeSync(log);
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/api/v1/meta`, 120_000);
   return {
@@ -108,13 +115,4 @@ export async function load(name: string, opts: autocannon.Options): Promise<Load
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
   };
-}
-
-export function printTable(rows: LoadResult[]): void {
-  const header = ["case", "conns", "req/s", "p50 ms", "p99 ms", "errors", "non-2xx"];
-  const body = rows.map((r) => [r.name, r.connections, r.rps, r.p50, r.p99, r.errors, r.non2xx].map(String));
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join("  ");
-  console.log(line(header));
-  for (const b of body) console.log(line(b));
 }

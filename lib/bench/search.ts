@@ -101,7 +101,7 @@ async function main() {
   const datasets = [...new Set(queries.map((q) => q.dataset))].sort();
 
   console.log(`bench:search — ${catalog.length} tools, ${queries.length} queries from ${CATALOG_DIR}`);
-  const server = await startProductServer({ SEED_DEMO: "false", LOG_LEVEL: "warn", ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) });
+  const server = await startProductServer({ SEED_DEMO: "false", ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) });
   try {
     const importStarted = performance.now();
     await admin(server.dataDir, ["providers", "import", "--file", toolsFile]);

@@ -4,6 +4,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import { DomainError } from "../errors";
 import { env } from "../env";
 import { logger } from "../log";
+import { setResponseHeader } from "./headers";
 
 /** Requests per minute (contract section 8). One bucket per account across all its API keys. */
 export const rateLimits = {
@@ -41,9 +42,9 @@ function limiter(action: RateLimitedAction): RateLimiterAbstract {
 }
 
 function setHeaders(c: Context, limit: number, res: RateLimiterRes) {
-  c.header("X-RateLimit-Limit", String(limit));
-  c.header("X-RateLimit-Remaining", String(Math.max(0, res.remainingPoints)));
-  c.header("X-RateLimit-Reset", String(Math.ceil((Date.now() + res.msBeforeNext) / 1000)));
+  setResponseHeader(c, "X-RateLimit-Limit", String(limit));
+  setResponseHeader(c, "X-RateLimit-Remaining", String(Math.max(0, res.remainingPoints)));
+  setResponseHeader(c, "X-RateLimit-Reset", String(Math.ceil((Date.now() + res.msBeforeNext) / 1000)));
 }
 
 /** Consumes one request from the bucket, sets the rate-limit headers, throws `rate_limited` when empty. */
@@ -56,7 +57,7 @@ export async function consumeRateLimit(c: Context, action: RateLimitedAction, ke
     if (!(rejection instanceof RateLimiterRes)) throw rejection;
     setHeaders(c, limit, rejection);
     const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-    c.header("Retry-After", String(retryAfter));
+    setResponseHeader(c, "Retry-After", String(retryAfter));
     throw new DomainError("rate_limited", `Rate limit exceeded: at most ${limit} requests per minute for ${action}`, { retry_after: retryAfter });
   }
 }

@@ -1,7 +1,8 @@
 import crypto from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { API_VERSION, API_VERSION_HEADER } from "../version";
-import { logger } from "../log";
+import { logAccess } from "../log";
+import { setResponseHeader } from "./headers";
 import type { ApiDeps, ApiEnv } from "./context";
 
 const REQUEST_ID = /^[\w.:-]{8,128}$/;
@@ -20,18 +21,16 @@ export function requestContext(deps: ApiDeps): MiddlewareHandler<ApiEnv> {
     c.set("db", deps.database.db);
     // Set before the handler runs so they are part of the response as it is built (cheaper than
     // editing a finished response), including responses built by the error handler.
-    c.header("X-Request-Id", requestId);
-    c.header(API_VERSION_HEADER, API_VERSION);
+    setResponseHeader(c, "X-Request-Id", requestId);
+    setResponseHeader(c, API_VERSION_HEADER, API_VERSION);
     await next();
-    if (logger.isLevelEnabled("info")) {
-      logger.info({
-        requestId,
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        ms: Math.round((performance.now() - started) * 100) / 100,
-        account: c.get("auth")?.accountId,
-      });
-    }
+    logAccess({
+      requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 100) / 100,
+      account: c.get("auth")?.accountId,
+    });
   };
 }
