@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { freePort, load, pinnedCommand, startProductServer, waitFor, type LoadResult } from "./harness";
+import { freePort, load, serverCommand, startProductServer, waitFor, type LoadResult } from "./harness";
 
 const PLAIN_SERVER = `
 const http = require("node:http");
@@ -24,7 +24,7 @@ async function main() {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
   const plainPort = await freePort();
-  const [command, args] = pinnedCommand(["-e", PLAIN_SERVER]);
+  const [command, args] = serverCommand(["-e", PLAIN_SERVER], "own-core");
   const plain = spawn(command, args, { env: { ...process.env, PORT: String(plainPort) }, stdio: "inherit" });
   const server = await startProductServer(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {});
   try {

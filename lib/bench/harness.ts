@@ -18,20 +18,22 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Servers under test run pinned to the last CPU (when `taskset` exists) and the load generator
- * stays in this process, so the server and the load do not compete for one core.
+ * CPU placement (when `taskset` exists): the load generator (this process and what it spawns
+ * afterwards) keeps to the first CPU(s); a server runs either on the last CPU, away from the load
+ * (`"own-core"`), or on any CPU as a deployment would (`"any-core"`).
  */
-export function pinnedCommand(args: string[]): [string, string[]] {
+export function serverCommand(args: string[], placement: "own-core" | "any-core"): [string, string[]] {
   const cpus = os.cpus().length;
   if (!canPin(cpus)) return [process.execPath, args];
   pinLoadGenerator(cpus);
-  return ["taskset", ["-c", String(cpus - 1), process.execPath, ...args]];
+  return ["taskset", ["-c", placement === "own-core" ? String(cpus - 1) : `0-${cpus - 1}`, process.execPath, ...args]];
 }
 
 const canPin = (cpus: number) => cpus > 1 && spawnSync("taskset", ["--version"]).status === 0;
 
-/** Keeps this process (the load generator) off the servers' core. */
-function pinLoadGenerator(cpus: number): void {
+/** Keeps this process (the load generator) off the last core. */
+export function pinLoadGenerator(cpus = os.cpus().length): void {
+  if (!canPin(cpus)) return;
   spawnSync("taskset", ["-a", "-p", "-c", cpus > 2 ? `0-${cpus - 2}` : "0", String(process.pid)], { stdio: "ignore" });
 }
 
@@ -51,14 +53,17 @@ export interface RunningServer {
 /**
  * Starts `node dist/server.mjs` (what `npm start` runs) on a free port with a fresh DATA_DIR, at the
  * default log level (request lines go to `DATA_DIR/server.log`, as a deployment's would go to a
- * file or journal). `pin` keeps it on the last CPU, away from the load generator.
+ * file or journal), placed on CPUs as `serverCommand` says (default: its own core).
  */
-export async function startProductServer(extraEnv: Record<string, string> = {}, options: { pin?: boolean } = {}): Promise<RunningServer> {
+export async function startProductServer(
+  extraEnv: Record<string, string> = {},
+  placement: "own-core" | "any-core" = "own-core",
+): Promise<RunningServer> {
   ensureBuild();
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-"));
   const args = ["dist/server.mjs"];
-  const [command, commandArgs] = options.pin === false ? [process.execPath, args] : pinnedCommand(args);
+  const [command, commandArgs] = serverCommand(args, placement);
   const log = fs.openSync(path.join(dataDir, "server.log"), "a");
   const child = spawn(command, commandArgs, {
     env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}`, ...extraEnv },

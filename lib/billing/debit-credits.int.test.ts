@@ -13,16 +13,11 @@ beforeAll(async () => {
   database = await createTestDatabase();
 });
 
-const debit = (accountId: string, amount: string, release?: string) =>
+const debit = (accountId: string, amount: string) =>
   debitCredits(database.db, {
     accountId,
     amount,
-    release,
-    entryType: "consume_tool_execute",
-    ledgerId: newId("led"),
-    description: "test",
-    sourceRefType: "test",
-    sourceRefId: "t",
+    ledger: { id: newId("led"), entry_type: "consume_tool_execute", description: "test", source_ref_type: "test", source_ref_id: "t" },
   });
 
 describe("debitCredits", () => {

@@ -1,28 +1,80 @@
 import type { Db } from "../db/types";
 import type { LedgerEntryType } from "../db/schema";
 import { rows } from "../db/row-sql";
-import { q, raw, runStatement, type Stmt } from "../db/statement";
+import { runQuery } from "../db/statement";
 import { creditsToSql } from "../money";
+
+/** The static part of a consume row; amounts, balances and the credit split come from the debit. */
+export interface LedgerRowInput {
+  id: string;
+  entry_type: Extract<LedgerEntryType, `consume_${string}`>;
+  description: string;
+  source_ref_type: string;
+  source_ref_id: string;
+  execution_id?: string | null;
+  usage_event_id?: string | null;
+  api_key_id?: string | null;
+  pre_settlement_bill?: unknown;
+  settlement_result?: unknown;
+  ledger_metadata?: Record<string, unknown>;
+}
+
+/**
+ * The CTEs `cur, split, upd, led` that consume credits and append ledger rows inside one
+ * statement, for every row of a preceding CTE `charges(i, account_id, amount, release, ledger)`:
+ * `amount` to consume (>= 0; 0 only releases), `release` credits reserved earlier and freed by
+ * the same statement, `ledger` the static fields of the consume row (JSON, `LedgerRowInput`).
+ * An account appears at most once in `charges`.
+ *
+ * Kinds are drawn in a fixed order: bonus, then reward, then paid (promotional credits first;
+ * paid credits, which may be refunded, last). Balance rows are locked in account order
+ * (`FOR UPDATE`), so concurrent statements cannot deadlock on them and balance snapshots form a
+ * continuous chain. A charge whose available credits (+ its release) are short gets no `split`
+ * row and changes nothing. `upd` returns `i` and `available_after`; `led` returns `id`.
+ */
+export const DEBIT_CTES = `
+    cur AS (
+      SELECT account_id, bonus_credits AS b, reward_credits AS r, paid_credits AS p, reserved_credits AS res
+        FROM credit_balances WHERE account_id IN (SELECT account_id FROM charges)
+       ORDER BY account_id FOR UPDATE
+    ), split AS (
+      SELECT c.i, c.account_id, c.amount, c.release, c.ledger,
+             least(cur.b, c.amount) AS tb,
+             least(cur.r, c.amount - least(cur.b, c.amount)) AS tr,
+             cur.b + cur.r + cur.p AS total_before
+        FROM charges c JOIN cur USING (account_id)
+       WHERE cur.b + cur.r + cur.p - cur.res + c.release >= c.amount
+    ), upd AS (
+      UPDATE credit_balances cb
+         SET bonus_credits = cb.bonus_credits - s.tb,
+             reward_credits = cb.reward_credits - s.tr,
+             paid_credits = cb.paid_credits - (s.amount - s.tb - s.tr),
+             reserved_credits = greatest(cb.reserved_credits - s.release, 0),
+             updated_at = now()
+        FROM split s
+       WHERE cb.account_id = s.account_id
+   RETURNING s.i, s.account_id, s.amount, s.ledger, s.total_before, s.tb, s.tr, s.amount - s.tb - s.tr AS tp,
+             cb.paid_credits + cb.bonus_credits + cb.reward_credits - cb.reserved_credits AS available_after
+    ), led AS (
+      INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id,
+                                  execution_id, usage_event_id, api_key_id, pre_settlement_bill, settlement_result,
+                                  balance_before, balance_after, ledger_metadata, description)
+      SELECT l.id, u.account_id, l.entry_type, -u.amount, 'tollgate', l.source_ref_type, l.source_ref_id,
+             l.execution_id, l.usage_event_id, l.api_key_id, l.pre_settlement_bill, l.settlement_result,
+             u.total_before, u.total_before - u.amount,
+             coalesce(l.ledger_metadata, '{}'::jsonb)
+               || jsonb_build_object('credit_split', jsonb_build_object('bonus', u.tb::text, 'reward', u.tr::text, 'paid', u.tp::text)),
+             l.description
+        FROM upd u CROSS JOIN LATERAL jsonb_populate_record(NULL::credits_ledger, u.ledger) l
+       WHERE u.amount > 0
+      RETURNING id, balance_before, balance_after, ledger_metadata
+    )`;
 
 export interface DebitInput {
   accountId: string;
-  /** Credits to consume (>= 0). With 0 only the reservation is released and no ledger row is written. */
+  /** Credits to consume (> 0). */
   amount: string;
-  /** Credits reserved earlier for this operation, released by the same statement (a value or SQL). */
-  release?: string | Stmt;
-  /** Extra condition for the balance row to be touched at all (e.g. that a guarding CTE matched). */
-  gate?: Stmt;
-  entryType: Extract<LedgerEntryType, `consume_${string}`>;
-  ledgerId: string;
-  description: string;
-  sourceRefType: string;
-  sourceRefId: string;
-  executionId?: string | null;
-  usageEventId?: string | null;
-  apiKeyId?: string | null;
-  preSettlementBill?: unknown;
-  settlementResult?: unknown;
-  metadata?: Record<string, unknown>;
+  ledger: LedgerRowInput;
 }
 
 export interface DebitResult {
@@ -32,60 +84,14 @@ export interface DebitResult {
   split: { bonus: string; reward: string; paid: string };
 }
 
-/**
- * The CTEs `cur, split, upd, led` that consume credits and append the ledger row inside one
- * statement. Kinds are drawn in a fixed order: bonus, then reward, then paid (promotional credits
- * first; paid credits, which may be refunded, last). The balance row is locked (`FOR UPDATE`), so
- * balance snapshots form a continuous chain. When available credits (+ the released reservation)
- * are short, `split` is empty and nothing changes. `upd` returns `available_after`.
- */
-export function debitCtes(input: DebitInput): Stmt {
-  const amount = creditsToSql(input.amount);
-  const release = typeof input.release === "string" || input.release === undefined ? q`${creditsToSql(input.release ?? "0")}::numeric` : input.release;
-  const gate = input.gate ?? raw("true");
-  return q`
-    cur AS (
-      SELECT account_id, bonus_credits AS b, reward_credits AS r, paid_credits AS p, reserved_credits AS res
-        FROM credit_balances WHERE account_id = ${input.accountId} AND ${gate} FOR UPDATE
-    ), split AS (
-      SELECT account_id,
-             least(b, ${amount}::numeric) AS tb,
-             least(r, ${amount}::numeric - least(b, ${amount}::numeric)) AS tr,
-             b + r + p AS total_before
-        FROM cur
-       WHERE b + r + p - res + ${release} >= ${amount}::numeric
-    ), upd AS (
-      UPDATE credit_balances cb
-         SET bonus_credits = cb.bonus_credits - s.tb,
-             reward_credits = cb.reward_credits - s.tr,
-             paid_credits = cb.paid_credits - (${amount}::numeric - s.tb - s.tr),
-             reserved_credits = greatest(cb.reserved_credits - ${release}, 0),
-             updated_at = now()
-        FROM split s
-       WHERE cb.account_id = s.account_id
-   RETURNING s.total_before, s.tb, s.tr, ${amount}::numeric - s.tb - s.tr AS tp,
-             cb.paid_credits + cb.bonus_credits + cb.reward_credits - cb.reserved_credits AS available_after
-    ), led AS (
-      INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id,
-                                  execution_id, usage_event_id, api_key_id, pre_settlement_bill, settlement_result,
-                                  balance_before, balance_after, ledger_metadata, description)
-      SELECT ${input.ledgerId}, ${input.accountId}, ${input.entryType}, -${amount}::numeric, 'tollgate', ${input.sourceRefType},
-             ${input.sourceRefId}, ${input.executionId ?? null}, ${input.usageEventId ?? null}, ${input.apiKeyId ?? null},
-             ${input.preSettlementBill === undefined ? null : JSON.stringify(input.preSettlementBill)}::jsonb,
-             ${input.settlementResult === undefined ? null : JSON.stringify(input.settlementResult)}::jsonb,
-             upd.total_before, upd.total_before - ${amount}::numeric,
-             ${JSON.stringify(input.metadata ?? {})}::jsonb
-               || jsonb_build_object('credit_split', jsonb_build_object('bonus', upd.tb::text, 'reward', upd.tr::text, 'paid', upd.tp::text)),
-             ${input.description}
-        FROM upd
-       WHERE ${amount}::numeric > 0
-      RETURNING id, balance_before, balance_after, ledger_metadata
-    )`;
-}
+const DEBIT_ONE = `
+  WITH charges AS (SELECT 1 AS i, $1::text AS account_id, $2::numeric AS amount, 0::numeric AS release, $3::jsonb AS ledger),
+  ${DEBIT_CTES}
+  SELECT * FROM led`;
 
 /** Consumes credits and appends the ledger row in ONE statement; null (nothing changed) when short. */
 export async function debitCredits(db: Db, input: DebitInput): Promise<DebitResult | null> {
-  const result = await runStatement(db, q`WITH ${debitCtes(input)} SELECT * FROM led`);
+  const result = await runQuery(db, DEBIT_ONE, [input.accountId, creditsToSql(input.amount), JSON.stringify(input.ledger)]);
   const row = rows<{ id: string; balance_before: string; balance_after: string; ledger_metadata: { credit_split: Record<string, unknown> } }>(result)[0];
   if (!row) return null;
   const split = row.ledger_metadata.credit_split;

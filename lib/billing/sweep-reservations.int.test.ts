@@ -77,13 +77,16 @@ describe("sweepExpiredReservations", () => {
     const a = await seedAccount(database.db, { credits: "10" });
     const id = await reserve(a.accountId, "1", -1_000);
     await sweepExpiredReservations(database.db);
-    const late = await settleReservedCall(
-      database.db,
-      id,
-      { success: true, reasonCode: "result.valid", chargeOutcome: "charged", settledCredits: "1", durationMs: 5 },
-      { accountId: a.accountId, eventType: "tool_execute", executionId: id, toolId: TOOL, success: true, settledAmount: "1" },
-      { accountId: a.accountId, amount: "1", entryType: "consume_tool_execute", ledgerId: newId("led"), description: "late", sourceRefType: "execution", sourceRefId: id, executionId: id },
-    );
+    const late = await settleReservedCall(database.db, {
+      executionId: id,
+      accountId: a.accountId,
+      update: { success: true, reasonCode: "result.valid", chargeOutcome: "charged", settledCredits: "1", durationMs: 5 },
+      event: { accountId: a.accountId, eventType: "tool_execute", executionId: id, toolId: TOOL, success: true, settledAmount: "1" },
+      charge: {
+        amount: "1",
+        ledger: { id: newId("led"), entry_type: "consume_tool_execute", description: "late", source_ref_type: "execution", source_ref_id: id, execution_id: id },
+      },
+    });
     expect(late).toMatchObject({ settled: false, ledgerEntryId: null });
     expect(await events(id)).toHaveLength(1);
     expect(Number((await balance(a.accountId)).bonusCredits)).toBe(10);

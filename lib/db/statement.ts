@@ -4,69 +4,38 @@ import type { PgDialect, PgSession, PgTable } from "drizzle-orm/pg-core";
 import type { Db } from "./types";
 
 /**
- * A minimal SQL builder for the hand-written, multi-CTE statements of the money path (a Call's
- * reserve / record / settle, a priced search's debit). Those statements carry ~80 parameters
- * and run on every Call: building them with drizzle's `sql` objects (an entity check on every
- * chunk) was about a fifth of a Call's CPU. A Stmt is a template: text pieces around values,
- * where a value is either a nested Stmt (inlined) or a parameter (sent as `$n`, never inlined).
+ * The hand-written statements of the money path (a Call's reserve / record / settle, a priced
+ * search's debit) have constant text and take their rows as one JSON document
+ * (`jsonb_populate_record`), so a Call's statement is built by one `JSON.stringify`, and
+ * PostgreSQL parses and plans it once per connection.
  */
-export class Stmt {
-  constructor(
-    readonly strings: readonly string[],
-    readonly values: readonly unknown[],
-  ) {}
+
+const statementNames = new Map<string, string>();
+
+/**
+ * Runs constant SQL text with parameters as a named prepared statement (the name is a hash of the
+ * text, so two texts never share a name). Works on a db or a transaction.
+ */
+export function runQuery(db: Db, text: string, params: unknown[]): Promise<{ rows: unknown[] }> {
+  const { session } = db as unknown as { dialect: PgDialect; session: PgSession };
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `tg_${crypto.createHash("sha1").update(text).digest("hex").slice(0, 20)}`;
+    if (statementNames.size > 1_000) statementNames.clear();
+    statementNames.set(text, name);
+  }
+  return session.prepareQuery({ sql: text, params }, undefined, name, false).execute() as Promise<{ rows: unknown[] }>;
 }
 
-/** Tagged template: `q\`SELECT ${param} FROM ${nestedStmt}\``. */
-export function q(strings: TemplateStringsArray, ...values: unknown[]): Stmt {
-  return new Stmt(strings, values);
-}
+type ColumnInfo = { name: string; numeric: boolean };
+const tableColumns = new WeakMap<PgTable, Map<string, ColumnInfo>>();
 
-/** Trusted SQL text (never user input). */
-export function raw(text: string): Stmt {
-  return new Stmt([text], []);
-}
-
-export function ident(name: string): Stmt {
-  return raw(`"${name.replaceAll('"', '""')}"`);
-}
-
-export function joinStmts(list: readonly Stmt[], separator = ", "): Stmt {
-  if (list.length === 0) return raw("");
-  return new Stmt(["", ...Array<string>(list.length - 1).fill(separator), ""], list);
-}
-
-/** Statement text with `$1..$n` placeholders and its parameters (undefined is sent as NULL). */
-export function toQuery(stmt: Stmt): { sql: string; params: unknown[] } {
-  let text = "";
-  const params: unknown[] = [];
-  const walk = (s: Stmt) => {
-    const n = s.values.length;
-    for (let i = 0; i < n; i++) {
-      text += s.strings[i];
-      const value = s.values[i];
-      if (value instanceof Stmt) walk(value);
-      else {
-        params.push(value === undefined ? null : value);
-        text += `$${params.length}`;
-      }
-    }
-    text += s.strings[n];
-  };
-  walk(stmt);
-  return { sql: text, params };
-}
-
-type ColumnKind = "json" | "numeric" | "plain";
-const tableColumns = new WeakMap<PgTable, Map<string, { name: string; kind: ColumnKind }>>();
-
-function columnsOf(table: PgTable) {
+function columnsOf(table: PgTable): Map<string, ColumnInfo> {
   let map = tableColumns.get(table);
   if (!map) {
     map = new Map();
     for (const [key, column] of Object.entries(getTableColumns(table))) {
-      const kind: ColumnKind = column.dataType === "json" ? "json" : column.columnType === "PgNumeric" ? "numeric" : "plain";
-      map.set(key, { name: `"${column.name.replaceAll('"', '""')}"`, kind });
+      map.set(key, { name: column.name, numeric: column.columnType === "PgNumeric" });
     }
     tableColumns.set(table, map);
   }
@@ -74,61 +43,28 @@ function columnsOf(table: PgTable) {
 }
 
 /**
- * Column list and value list of one row (keyed by the table's property names; undefined values
- * are left out) for hand-written `INSERT ... SELECT` statements. A value may be a Stmt (e.g.
- * `led.id` from a CTE). json/jsonb values are serialised explicitly so arrays are not mistaken
- * for PostgreSQL arrays; dates are sent as ISO text, numerics as exact decimal text.
+ * A row (keyed by the table's property names) as JSON keyed by column names, for
+ * `jsonb_populate_record(NULL::table, json)`: dates as ISO text, numerics as exact decimal text,
+ * json columns as nested JSON. Undefined values are left out (the column keeps its default), so the
+ * sorted key list (`columns`) is what a statement's column list must name.
  */
-export function rowStmt(table: PgTable, row: Record<string, unknown>): { columns: Stmt; values: Stmt; pairs: Stmt } {
-  const columns = columnsOf(table);
-  const names: string[] = [];
-  const valueStrings: string[] = [""];
-  const values: unknown[] = [];
-  const pairStrings: string[] = [""];
+export function columnJson(table: PgTable, row: Record<string, unknown>): { json: Record<string, unknown>; columns: string[] } {
+  const info = columnsOf(table);
+  const json: Record<string, unknown> = {};
+  const columns: string[] = [];
   for (const key in row) {
     const value = row[key];
     if (value === undefined) continue;
-    const column = columns.get(key);
-    if (!column) throw new Error(`rowStmt: ${key} is not a column`);
-    const separator = names.length === 0 ? "" : ", ";
-    names.push(column.name);
-    let suffix = "";
-    let param: unknown = value;
-    if (value instanceof Stmt) param = value;
-    else if (column.kind === "json") {
-      if (value === null) param = raw("null");
-      else {
-        param = JSON.stringify(value);
-        suffix = "::jsonb";
-      }
-    } else if (value instanceof Date) {
-      param = value.toISOString();
-      suffix = "::timestamptz";
-    } else if (column.kind === "numeric") suffix = "::numeric";
-    valueStrings[valueStrings.length - 1] += separator;
-    valueStrings.push(suffix);
-    pairStrings[pairStrings.length - 1] += `${separator}${column.name} = `;
-    pairStrings.push(suffix);
-    values.push(param);
+    const column = info.get(key);
+    if (!column) throw new Error(`columnJson: ${key} is not a column`);
+    json[column.name] = value instanceof Date ? value.toISOString() : column.numeric && typeof value === "number" ? String(value) : value;
+    columns.push(column.name);
   }
-  return { columns: raw(names.join(", ")), values: new Stmt(valueStrings, values), pairs: new Stmt(pairStrings, values) };
+  columns.sort();
+  return { json, columns };
 }
 
-const statementNames = new Map<string, string>();
-
-/**
- * Runs a Stmt as a named prepared statement: these statements' text (~4 KB) is the same from call
- * to call, so PostgreSQL parses and plans each once per connection instead of every time. The
- * name is a hash of the text, so two texts can never share a name. Works on a db or a transaction.
- */
-export function runStatement(db: Db, stmt: Stmt): Promise<{ rows: unknown[] }> {
-  const { session } = db as unknown as { dialect: PgDialect; session: PgSession };
-  const built = toQuery(stmt);
-  let name = statementNames.get(built.sql);
-  if (!name) {
-    name = `tg_${crypto.createHash("sha1").update(built.sql).digest("hex").slice(0, 20)}`;
-    if (statementNames.size > 1_000) statementNames.clear();
-    statementNames.set(built.sql, name);
-  }
-  return session.prepareQuery(built, undefined, name, false).execute() as Promise<{ rows: unknown[] }>;
+/** `"a", "b"` — a column list for statement text (names come from the schema, never from input). */
+export function columnList(columns: readonly string[], prefix = ""): string {
+  return columns.map((c) => `${prefix}"${c}"`).join(", ");
 }

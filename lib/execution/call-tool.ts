@@ -13,7 +13,7 @@ import { credits, creditsToNumber } from "../money";
 import { cachedOutcome, hashOf, storeOutcome } from "./result-cache";
 import { ProjectionError, parseRespondWith, type RespondWith } from "./respond-with";
 import { shapeResult, type ShapedResult } from "./shape-result";
-import { recordCall, reserveCall, settleReservedCall, type SettleOutcome } from "./settle";
+import { recordCall, reserveCall, settleReservedCall, type Charge, type SettleOutcome } from "./settle";
 import { validateParameters, withDefaults } from "./validate-parameters";
 
 export interface CallRequest {
@@ -309,19 +309,21 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
     model,
     runId: delegation?.runId ?? null,
   };
-  const charge = {
+  const charge: Charge = {
     amount,
-    entryType: "consume_tool_execute" as const,
-    ledgerId,
-    description: `Call ${tool.id}`,
-    sourceRefType: "execution",
-    sourceRefId: executionId,
-    executionId,
-    usageEventId: eventId,
-    apiKeyId: caller.apiKeyId,
-    preSettlementBill: { execution_id: executionId, summary: billing.summary, list_amount_credits: listAmount },
-    settlementResult: { settled_amount_credits: listAmount },
-    metadata: { tool_id: tool.id, ...(delegation ? { run_id: delegation.runId ?? null, model, delegation_jti: delegation.jti } : {}), ...(cacheHit ? { cache_hit: true } : {}) },
+    ledger: {
+      id: ledgerId,
+      entry_type: "consume_tool_execute",
+      description: `Call ${tool.id}`,
+      source_ref_type: "execution",
+      source_ref_id: executionId,
+      execution_id: executionId,
+      usage_event_id: eventId,
+      api_key_id: caller.apiKeyId,
+      pre_settlement_bill: { execution_id: executionId, summary: billing.summary, list_amount_credits: listAmount },
+      settlement_result: { settled_amount_credits: listAmount },
+      ledger_metadata: { tool_id: tool.id, ...(delegation ? { run_id: delegation.runId ?? null, model, delegation_jti: delegation.jti } : {}), ...(cacheHit ? { cache_hit: true } : {}) },
+    },
   };
   const settledFields = {
     success,
@@ -334,11 +336,12 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
     responseStatus: req.idempotencyKey ? 200 : null,
   };
 
+  const charged = credits(amount).gt(0);
   let settled: SettleOutcome | null;
   if (needsReservation) {
-    settled = await settleReservedCall(db, executionId, settledFields, event, { ...charge, accountId: caller.accountId }, delegation?.jti);
+    settled = await settleReservedCall(db, { executionId, accountId: caller.accountId, update: settledFields, event, charge: charged ? charge : undefined });
   } else {
-    settled = await recordCall(db, { ...base, ...settledFields, settledAt: new Date() }, event, credits(amount).gt(0) ? charge : undefined);
+    settled = await recordCall(db, { ...base, ...settledFields, settledAt: new Date() }, event, charged ? charge : undefined);
     if (!settled) return insufficient(amount);
   }
   body.remaining_credits = settled.availableAfter == null ? null : creditsToNumber(settled.availableAfter);

@@ -86,14 +86,16 @@ export async function searchTools(db: Db, input: SearchToolsInput): Promise<Sear
       const debit = await debitCredits(tx, {
         accountId: input.accountId,
         amount: creditsToSql(price),
-        entryType: "consume_tool_search",
-        ledgerId: newId("led"),
-        description: "Discover search",
-        sourceRefType: "search",
-        sourceRefId: searchId,
-        usageEventId,
-        apiKeyId: input.apiKeyId,
-        settlementResult: { settled_amount_credits: creditsToNumber(price) },
+        ledger: {
+          id: newId("led"),
+          entry_type: "consume_tool_search",
+          description: "Discover search",
+          source_ref_type: "search",
+          source_ref_id: searchId,
+          usage_event_id: usageEventId,
+          api_key_id: input.apiKeyId,
+          settlement_result: { settled_amount_credits: creditsToNumber(price) },
+        },
       });
       if (debit) remaining = remaining?.minus(price) ?? null;
       else short = true;
