@@ -21,4 +21,9 @@ describe("newUuid", () => {
   it("is a version 7 uuid", () => {
     expect(newUuid()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
+
+  it("is unique across many refills of the random pool", () => {
+    const ids = Array.from({ length: 20_000 }, () => newUuid());
+    expect(new Set(ids).size).toBe(ids.length);
+  });
 });
