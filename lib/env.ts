@@ -15,6 +15,8 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   AUTH_SECRET: z.string().min(32).optional(),
   REDIS_URL: z.string().optional(),
+  /** Reverse proxies in front of the server that each append to X-Forwarded-For (0: clients connect directly). */
+  TRUST_PROXY: z.coerce.number().int().min(0).default(0),
   SEARCH_PRICE_CREDITS: z
     .string()
     .regex(/^\d+(\.\d{1,6})?$/, "SEARCH_PRICE_CREDITS must be a non-negative decimal")
@@ -42,6 +44,17 @@ export function env(): Env {
     cached = parsed.data;
   }
   return cached;
+}
+
+/**
+ * The log level, read on its own when the logger module loads (before a test file or the CLI has
+ * set the rest of the environment, which `env()` would freeze): a typo is still a clear error.
+ */
+export function logLevel(): Env["LOG_LEVEL"] {
+  const parsed = EnvSchema.pick({ NODE_ENV: true, LOG_LEVEL: true }).safeParse(process.env);
+  if (!parsed.success) throw new Error(`Invalid environment:\n${parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n")}`);
+  // Tests are silent unless they ask for a level.
+  return process.env.LOG_LEVEL === undefined && parsed.data.NODE_ENV === "test" ? "silent" : parsed.data.LOG_LEVEL;
 }
 
 export function dataDir(): string {

@@ -1,13 +1,14 @@
 import pino from "pino";
+import { logLevel } from "./env";
 
-const level = process.env.LOG_LEVEL ?? (process.env.NODE_ENV === "test" ? "silent" : "info");
+const level = logLevel();
 
 /**
- * Log lines are buffered and written in 4 KB chunks (and at least every 250 ms, and on exit)
+ * Log lines are buffered and written in 8 KB chunks (and at least every 250 ms, and on exit)
  * instead of one write system call per request line: on this machine such a call costs about as
  * much as serving a small request.
  */
-const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+const destination = pino.destination({ dest: 1, sync: false, minLength: 8192 });
 if (level !== "silent") {
   setInterval(() => destination.flush(), 250).unref();
   process.once("exit", () => destination.flushSync());
@@ -57,8 +58,9 @@ const accessEnabled = pino.levels.values[level] !== undefined && pino.levels.val
 export function logAccess(fields: { requestId: string; method: string; path: string; status: number; ms: number; account?: string }): void {
   if (!accessEnabled) return;
   const account = fields.account === undefined ? "" : `,"account":${JSON.stringify(fields.account)}`;
+  // requestId is validated ([\w.:-]) or a UUID and method an HTTP token: neither needs escaping.
   destination.write(
-    `{"level":30,"time":${Date.now()},"service":"tollgate","requestId":${JSON.stringify(fields.requestId)},"method":${JSON.stringify(fields.method)},` +
+    `{"level":30,"time":${Date.now()},"service":"tollgate","requestId":"${fields.requestId}","method":"${fields.method}",` +
       `"path":${JSON.stringify(fields.path)},"status":${fields.status},"ms":${fields.ms}${account}}\n`,
   );
 }

@@ -3,14 +3,13 @@ import YAML from "yaml";
 import type { ApiApp, ApiDeps, ApiEnv } from "../http/context";
 import { handleError } from "../http/errors";
 import { publicApiError } from "../http/responses";
-import { requestContext } from "../http/request-context";
-import { publicJwks } from "../auth/signing-keys";
+import { withRequestContext } from "../http/request-context";
 import { API_VERSION } from "../version";
 import { createRouter } from "./create-router";
 import { registerMeta } from "./routes/meta";
 import { registerCreditsBalance } from "./routes/credits-balance";
 import { registerVerifyToken } from "./routes/verify-token";
-import { registerJwks } from "./routes/jwks";
+import { jwksHandler, registerJwks } from "./routes/jwks";
 import { registerToolsProbe } from "./routes/tools-probe";
 import { registerToolsExecute } from "./routes/tools-execute";
 import { registerResultsDownload } from "./routes/results-download";
@@ -96,13 +95,12 @@ export function createApiApp(deps: ApiDeps) {
   api.get("/openapi.yaml", (c) => c.body(YAML.stringify(doc()), 200, { "Content-Type": "application/yaml; charset=utf-8" }));
 
   const root = new OpenAPIHono<ApiEnv>();
-  root.use("*", requestContext(deps));
   root.onError(handleError);
   root.notFound((c) => publicApiError(c, 404, `No operation ${c.req.method} ${c.req.path}`));
-  root.get("/.well-known/jwks.json", async (c) => c.json(await publicJwks(c.get("db"))));
+  root.get("/.well-known/jwks.json", jwksHandler);
   root.get(OAUTH_METADATA_PATH, oauthMetadataHandler);
   root.route(API_BASE_PATH, api);
-  return root;
+  return { fetch: withRequestContext(root.fetch, deps) };
 }
 
 export type RootApp = ReturnType<typeof createApiApp>;

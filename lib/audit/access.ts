@@ -4,6 +4,7 @@ import { rows } from "../db/row-sql";
 import { forbidden, invalidInput, notFound } from "../errors";
 import { newId } from "../ids";
 import type { AuthContext } from "../http/context";
+import { type IdKind, accountsHoldingId } from "./id-sources";
 
 /**
  * Which account an audit read is about. Every read is confined to the caller's account, except
@@ -11,8 +12,9 @@ import type { AuthContext } from "../http/context";
  * - `account_id=<acc_…>` names the account to read (any audit endpoint);
  * - without it, a support user's read by `execution_id` / `search_id` filter, or of one event,
  *   ledger row or lookup id, is answered from the account that owns that id.
- * Every read that leaves the support user's own account is first written to
- * `support_access_log` (user, target account, resource, the query). Other users passing another
+ * A read that leaves the support user's own account is recorded in `support_access_log` (user,
+ * target account, resource, the query) once it has succeeded and before its data is sent: the
+ * log lists what support was shown, not queries that were rejected. Other users passing another
  * account's id get 403.
  */
 export interface AccessRequest {
@@ -26,25 +28,28 @@ export interface AccessRequest {
   owners?: () => Promise<string[]>;
 }
 
-export async function resolveAuditAccount(db: Db, auth: AuthContext, req: AccessRequest): Promise<string> {
+export interface AuditTarget {
+  accountId: string;
+  /** Set when the read leaves the caller's account: writes its access-log row. */
+  logAccess: (() => Promise<void>) | null;
+}
+
+export async function resolveAuditAccount(db: Db, auth: AuthContext, req: AccessRequest): Promise<AuditTarget> {
   if (auth.kind !== "jwt") throw forbidden("The audit endpoints accept JWT access tokens only");
   const own = auth.accountId;
+  const target = (accountId: string): AuditTarget => ({ accountId, logAccess: () => logSupportAccess(db, auth.userId, accountId, req) });
   if (req.accountId !== undefined && req.accountId !== own) {
     if (auth.role !== "support") throw forbidden("account_id is available to support users only; omit it to read your own account");
     const exists = rows<{ id: string }>(await db.execute(sql`SELECT id FROM accounts WHERE id = ${req.accountId}`));
     if (exists.length === 0) throw notFound(`Account ${req.accountId} not found`);
-    await logSupportAccess(db, auth.userId, req.accountId, req);
-    return req.accountId;
+    return target(req.accountId);
   }
   if (req.accountId === undefined && auth.role === "support" && req.owners) {
     const owners = await req.owners();
     if (owners.length > 1) throw invalidInput("This id exists in several accounts: pass account_id to choose one");
-    if (owners.length === 1 && owners[0] !== own) {
-      await logSupportAccess(db, auth.userId, owners[0], req);
-      return owners[0];
-    }
+    if (owners.length === 1 && owners[0] !== own) return target(owners[0]);
   }
-  return own;
+  return { accountId: own, logAccess: null };
 }
 
 async function logSupportAccess(db: Db, userId: string, target: string, req: AccessRequest): Promise<void> {
@@ -53,40 +58,18 @@ async function logSupportAccess(db: Db, userId: string, target: string, req: Acc
     VALUES (${newId("sal")}, ${userId}, ${target}, ${req.resource}, ${JSON.stringify(req.query)}::jsonb)`);
 }
 
-const distinctAccounts = async (db: Db, query: ReturnType<typeof sql>) => rows<{ account_id: string }>(await db.execute(query)).map((r) => r.account_id);
+const holding = (db: Db, id: string, kinds: readonly IdKind[]) => () => accountsHoldingId(db, id, kinds);
 
-/** Owners of the ids a usage filter focuses on (`execution_id`, `search_id`). */
+/** Owners of the ids a usage filter focuses on (`execution_id`, else `search_id`). */
 export function ownersOfFocus(db: Db, focus: { executionId?: string; searchId?: string }): (() => Promise<string[]>) | undefined {
-  if (focus.executionId) {
-    const id = focus.executionId;
-    return () => distinctAccounts(db, sql`SELECT DISTINCT account_id FROM (SELECT account_id FROM executions WHERE id = ${id}
-                                              UNION ALL SELECT account_id FROM usage_events WHERE execution_id = ${id}) x LIMIT 2`);
-  }
-  if (focus.searchId) {
-    const id = focus.searchId;
-    return () => distinctAccounts(db, sql`SELECT DISTINCT account_id FROM (SELECT account_id FROM searches WHERE id = ${id}
-                                              UNION ALL SELECT account_id FROM usage_events WHERE search_id = ${id}) x LIMIT 2`);
-  }
+  if (focus.executionId) return holding(db, focus.executionId, ["execution_id"]);
+  if (focus.searchId) return holding(db, focus.searchId, ["search_id"]);
   return undefined;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const ownersOfEvent = (db: Db, id: string) => holding(db, id, ["usage_event_id"]);
 
-export const ownersOfEvent = (db: Db, id: string) => () =>
-  UUID.test(id) ? distinctAccounts(db, sql`SELECT account_id FROM usage_events WHERE id = ${id}::uuid`) : Promise.resolve([]);
+export const ownersOfLedgerEntry = (db: Db, id: string) => holding(db, id, ["ledger_entry_id"]);
 
-export const ownersOfLedgerEntry = (db: Db, id: string) => () => distinctAccounts(db, sql`SELECT account_id FROM credits_ledger WHERE id = ${id}`);
-
-/** Owners of any id the lookup accepts (execution, search, event, ledger entry, session). */
-export const ownersOfAnyId = (db: Db, id: string) => () =>
-  distinctAccounts(
-    db,
-    sql`SELECT DISTINCT account_id FROM (
-          SELECT account_id FROM executions WHERE id = ${id}
-          UNION ALL SELECT account_id FROM searches WHERE id = ${id}
-          UNION ALL SELECT account_id FROM credits_ledger WHERE id = ${id}
-          UNION ALL SELECT account_id FROM usage_events WHERE execution_id = ${id}
-          UNION ALL SELECT account_id FROM usage_events WHERE session_id = ${id}
-          ${UUID.test(id) ? sql`UNION ALL SELECT account_id FROM usage_events WHERE id = ${id}::uuid` : sql``}
-        ) x LIMIT 2`,
-  );
+/** Owners of any id the lookup accepts: the same sources, in the same order, as `lookupId`. */
+export const ownersOfAnyId = (db: Db, id: string) => () => accountsHoldingId(db, id);

@@ -59,6 +59,13 @@ interface UsageCsvRow {
   response_payload_summary?: string | null;
 }
 
+/**
+ * A validated export, not started: calling it runs the first batch query and returns the stream.
+ * The route writes a support user's access-log row in between, so rejected queries (400 -7) are
+ * not logged and no row is read before the log is written.
+ */
+export type OpenCsv = () => ReadableStream<Uint8Array>;
+
 export interface UsageExportInput extends WindowRequest {
   filters: UsageFilters;
   includeDetails: boolean;
@@ -69,12 +76,12 @@ export interface UsageExportInput extends WindowRequest {
  * batches. JSON columns are read as text (no parse/serialise round trip) and amounts are exact decimals
  * formatted by PostgreSQL (`trim_scale`).
  */
-export async function exportUsageCsv(db: Db, accountId: string, input: UsageExportInput): Promise<ReadableStream<Uint8Array>> {
+export async function exportUsageCsv(db: Db, accountId: string, input: UsageExportInput): Promise<OpenCsv> {
   const w = await resolveWindow(db, accountId, input);
   const filters = await withAnomalyScope(db, accountId, w, input.filters);
   const where = sql`e.account_id = ${accountId} AND ${inWindow(sql.raw("e.created_at"), w.start, w.end)} AND ${and(usageConditions(filters, "events")!)}`;
   const details = input.includeDetails;
-  return keysetCsvStream<UsageCsvRow>({
+  return () => keysetCsvStream<UsageCsvRow>({
     header: details ? [...USAGE_HEADER, ...DETAIL_HEADER] : USAGE_HEADER,
     batchSize: EXPORT_BATCH,
     fetch: async (after, limit) =>
@@ -135,10 +142,10 @@ export interface LedgerExportInput extends WindowRequest {
 }
 
 /** `GET /auth/credits/ledger/export`: the filtered ledger as CSV, newest first, in keyset batches on (created_at, seq). */
-export async function exportLedgerCsv(db: Db, accountId: string, input: LedgerExportInput): Promise<ReadableStream<Uint8Array>> {
+export async function exportLedgerCsv(db: Db, accountId: string, input: LedgerExportInput): Promise<OpenCsv> {
   const w = await resolveWindow(db, accountId, input);
   const where = sql`l.account_id = ${accountId} AND ${inWindow(sql.raw("l.created_at"), w.start, w.end)} AND ${and(ledgerConditions(input.filters))}`;
-  return keysetCsvStream<LedgerCsvRow>({
+  return () => keysetCsvStream<LedgerCsvRow>({
     header: LEDGER_HEADER,
     batchSize: EXPORT_BATCH,
     fetch: async (after, limit) =>

@@ -3,20 +3,19 @@ import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { notFound } from "../errors";
 import { credits, creditsToNumber } from "../money";
+import { type IdKind, idKindInAccount } from "./id-sources";
 import { LEDGER_COLUMNS, type LedgerRecord, ledgerItem } from "./ledger-history";
 import { reconciliationStatuses, type CallTrace, type LedgerItem, type Lookup, type SearchTrace, type UsageEventItem } from "./schemas";
 import { type UsageEventRecord, toIso, usageItem, usageItemColumns } from "./usage-items";
 
 const MAX_CALLS = 100;
 const MAX_EVENTS = 500;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CHARGED = new Set(["charged", "failed_charged_review"]);
 
 type Status = (typeof reconciliationStatuses)[number];
-type IdType = Lookup["resolved_as"];
 
 interface Scope {
-  resolvedAs: IdType;
+  resolvedAs: IdKind;
   executionIds: Set<string>;
   searchIds: Set<string>;
   eventIds: Set<string>;
@@ -309,64 +308,45 @@ function timeline(searches: SearchTrace[], calls: CallTrace[], others: UsageEven
   return steps.sort((x, y) => (x.at === y.at ? order[x.step] - order[y.step] : x.at < y.at ? -1 : 1));
 }
 
-/** Which kind of id this is, and the ids it puts in scope. */
+/** Which kind of id this is (the first of `ID_SOURCES` holding it in the account), and the ids it puts in scope. */
 async function resolveScope(db: Db, a: string, id: string): Promise<Scope | null> {
-  const scope = (resolvedAs: IdType): Scope => ({ resolvedAs, executionIds: new Set(), searchIds: new Set(), eventIds: new Set(), ledgerIds: new Set(), sessionId: null });
-  if (UUID.test(id)) {
-    const ev = rows<{ id: string; execution_id: string | null; search_id: string | null }>(
-      await db.execute(sql`SELECT id, execution_id, search_id FROM usage_events WHERE id = ${id}::uuid AND account_id = ${a}`),
-    )[0];
-    if (ev) {
-      const s = scope("usage_event_id");
+  const resolvedAs = await idKindInAccount(db, a, id);
+  if (!resolvedAs) return null;
+  const s: Scope = { resolvedAs, executionIds: new Set(), searchIds: new Set(), eventIds: new Set(), ledgerIds: new Set(), sessionId: null };
+  switch (resolvedAs) {
+    case "usage_event_id": {
+      const ev = rows<{ id: string; execution_id: string | null; search_id: string | null }>(
+        await db.execute(sql`SELECT id, execution_id, search_id FROM usage_events WHERE id = ${id}::uuid AND account_id = ${a}`),
+      )[0];
       s.eventIds.add(ev.id);
       if (ev.execution_id) s.executionIds.add(ev.execution_id);
       else if (ev.search_id) s.searchIds.add(ev.search_id);
       return s;
     }
-  }
-  const exe = rows<{ id: string }>(
-    await db.execute(sql`SELECT id FROM executions WHERE id = ${id} AND account_id = ${a}
-                         UNION ALL SELECT execution_id FROM usage_events WHERE execution_id = ${id} AND account_id = ${a} LIMIT 1`),
-  )[0];
-  if (exe) {
-    const s = scope("execution_id");
-    s.executionIds.add(id);
-    return s;
-  }
-  const search = rows<{ id: string }>(
-    await db.execute(sql`SELECT id FROM searches WHERE id = ${id} AND account_id = ${a}
-                         UNION ALL SELECT search_id FROM usage_events WHERE search_id = ${id} AND account_id = ${a} LIMIT 1`),
-  )[0];
-  if (search) {
-    const s = scope("search_id");
-    s.searchIds.add(id);
-    return s;
-  }
-  const led = rows<{ id: string; execution_id: string | null; usage_event_id: string | null }>(
-    await db.execute(sql`SELECT id, execution_id, usage_event_id FROM credits_ledger WHERE id = ${id} AND account_id = ${a}`),
-  )[0];
-  if (led) {
-    const s = scope("ledger_entry_id");
-    s.ledgerIds.add(led.id);
-    if (led.execution_id) s.executionIds.add(led.execution_id);
-    if (led.usage_event_id) s.eventIds.add(led.usage_event_id);
-    for (const r of rows<{ id: string; execution_id: string | null; search_id: string | null }>(
-      await db.execute(sql`SELECT id, execution_id, search_id FROM usage_events WHERE credits_ledger_entry_id = ${id} AND account_id = ${a} LIMIT 5`),
-    )) {
-      s.eventIds.add(r.id);
-      if (r.execution_id) s.executionIds.add(r.execution_id);
-      else if (r.search_id) s.searchIds.add(r.search_id);
+    case "execution_id":
+      s.executionIds.add(id);
+      return s;
+    case "search_id":
+      s.searchIds.add(id);
+      return s;
+    case "ledger_entry_id": {
+      const led = rows<{ id: string; execution_id: string | null; usage_event_id: string | null }>(
+        await db.execute(sql`SELECT id, execution_id, usage_event_id FROM credits_ledger WHERE id = ${id} AND account_id = ${a}`),
+      )[0];
+      s.ledgerIds.add(led.id);
+      if (led.execution_id) s.executionIds.add(led.execution_id);
+      if (led.usage_event_id) s.eventIds.add(led.usage_event_id);
+      for (const r of rows<{ id: string; execution_id: string | null; search_id: string | null }>(
+        await db.execute(sql`SELECT id, execution_id, search_id FROM usage_events WHERE credits_ledger_entry_id = ${id} AND account_id = ${a} LIMIT 5`),
+      )) {
+        s.eventIds.add(r.id);
+        if (r.execution_id) s.executionIds.add(r.execution_id);
+        else if (r.search_id) s.searchIds.add(r.search_id);
+      }
+      return s;
     }
-    return s;
+    case "session_id":
+      s.sessionId = id;
+      return s;
   }
-  const session = rows<{ n: number }>(
-    await db.execute(sql`SELECT 1 AS n FROM executions WHERE session_id = ${id} AND account_id = ${a}
-                         UNION ALL SELECT 1 FROM usage_events WHERE session_id = ${id} AND account_id = ${a} LIMIT 1`),
-  )[0];
-  if (session) {
-    const s = scope("session_id");
-    s.sessionId = id;
-    return s;
-  }
-  return null;
 }

@@ -6,13 +6,14 @@ import { type UsageFilters, anomalies, parseCreditBounds, usageKinds } from "./u
 /**
  * Query parameters of the audit endpoints, written once for validation, types and the OpenAPI
  * description. Type errors (a non-number page, an unknown enum value) are 422 HTTPValidationError;
- * the contract's 400 -7 cases (dates, bucket, direction, credit bounds, tz) are checked by the
- * domain code so they answer with the -7 wrapper and its message.
+ * the contract's 400 -7 cases (dates, bucket, direction, invalid or negative credit bounds, tz) are
+ * checked by the domain code so they answer with the -7 wrapper and its message.
  */
 
 const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const decimal = z.string().regex(/^-?\d{1,14}(\.\d+)?$/, "must be a decimal number");
+/** A credit bound: its format and sign are checked by `parseCreditBounds`, so a bad one is a 400 -7. */
+const creditBound = z.string().max(64);
 
 const date = (what: string) =>
   z.string().max(64).optional().openapi({ description: `${what}: YYYY-MM-DD or an ISO-8601 datetime (a datetime without offset is read in tz)` });
@@ -46,8 +47,8 @@ const usageFilterFields = {
   search_id: z.string().min(1).max(200).optional(),
   execution_id: z.string().min(1).max(200).optional(),
   api_key_id: z.guid().optional(),
-  min_credits: decimal.optional().openapi({ description: "Lower bound (>= 0) on actual_amount_credits" }),
-  max_credits: decimal.optional().openapi({ description: "Upper bound (>= 0) on actual_amount_credits" }),
+  min_credits: creditBound.optional().openapi({ description: "Lower bound (>= 0) on actual_amount_credits" }),
+  max_credits: creditBound.optional().openapi({ description: "Upper bound (>= 0) on actual_amount_credits" }),
   tz: z.string().max(64).optional().openapi({ description: TZ_DESCRIPTION }),
   account_id: accountId,
 };
@@ -110,8 +111,8 @@ const ledgerFilterFields = {
     description: "account_history = grant_payment_recharge, consume_tool_search, consume_tool_execute, consume_model_call; all = every type (extension)",
   }),
   direction: z.string().max(16).optional().openapi({ description: "consume (negative), grant (positive) or any (default)" }),
-  min_credits: decimal.optional().openapi({ description: "Absolute lower bound (>= 0): min_credits=5 matches -5 and +5" }),
-  max_credits: decimal.optional().openapi({ description: "Absolute upper bound (>= 0)" }),
+  min_credits: creditBound.optional().openapi({ description: "Absolute lower bound (>= 0): min_credits=5 matches -5 and +5" }),
+  max_credits: creditBound.optional().openapi({ description: "Absolute upper bound (>= 0)" }),
   tz: usageFilterFields.tz,
   account_id: accountId,
 };

@@ -10,13 +10,20 @@ export const auditErrorResponses = {
   404: { description: "Not found in the account (another account's id is not found either)", content: { "application/json": { schema: PublicApiErrorSchema } } },
 } as const;
 
-/** The account an audit request reads (own, or a support user's target, logged). */
-export function auditAccount(c: Context<ApiEnv>, req: Omit<AccessRequest, "resource" | "query">): Promise<string> {
-  return resolveAuditAccount(c.get("db"), c.get("auth"), {
+/**
+ * Runs an audit read on the account it is about (the caller's own, or a support user's target).
+ * A support user's cross-account read is logged after `read` succeeded (validation included) and
+ * before its data is returned, so a rejected query leaves no row and no data leaves without one.
+ */
+export async function auditRead<T>(c: Context<ApiEnv>, req: Omit<AccessRequest, "resource" | "query">, read: (accountId: string) => Promise<T>): Promise<T> {
+  const target = await resolveAuditAccount(c.env.db, c.get("auth"), {
     ...req,
     resource: `${c.req.method} ${c.req.routePath.replace(/^\/api\/v1/, "")}`,
     query: { ...c.req.param(), ...c.req.query() },
   });
+  const data = await read(target.accountId);
+  await target.logAccess?.();
+  return data;
 }
 
 export function csvHeaders(name: string): Record<string, string> {

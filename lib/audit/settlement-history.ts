@@ -52,49 +52,63 @@ export async function settlementHistory(db: Db, accountId: string, input: Settle
 
   const types = ledgerScopes[input.scope] as readonly string[];
   const inScope = sql.join(types.map((t) => sql`${t}`), sql`, `);
+  const want = input.pageSize + 1;
   const sealed = rows<DayTotals>(
     await db.execute(sql`
       SELECT day::text AS day, entry_count, by_entry_type, balance_open::text AS balance_open, balance_close::text AS balance_close
         FROM ledger_daily_summary s
        WHERE s.account_id = ${accountId} AND s.day >= ${isoDay(first)}::date AND s.day <= ${isoDay(last)}::date
          AND EXISTS (SELECT 1 FROM jsonb_object_keys(s.by_entry_type) k WHERE k IN (${inScope}))
-       ORDER BY s.day DESC LIMIT ${input.pageSize + 1}`),
+       ORDER BY s.day DESC LIMIT ${want}`),
   );
+  const items = sealed.map((d) => item(d, types, "summary", true));
 
-  // Days of this page's span without a sealed row: not sealed yet (today) or failed readiness.
-  const spanLo = sealed.length > input.pageSize ? Date.parse(`${sealed.at(-1)!.day}T00:00:00Z`) : first;
-  const missing = rows<{ day: string }>(
-    await db.execute(sql`
-      SELECT to_char(d, 'YYYY-MM-DD') AS day
-        FROM generate_series(${isoDay(spanLo)}::date::timestamp, ${isoDay(last)}::date::timestamp, interval '1 day') d
-       WHERE NOT EXISTS (SELECT 1 FROM ledger_daily_summary s WHERE s.account_id = ${accountId} AND s.day = d::date)`),
-  ).map((r) => r.day);
-  let live: ReadinessRow[] = [];
-  if (missing.length > 0) {
-    const bounds = missing.map((d) => [`${d}T00:00:00Z`, new Date(Date.parse(`${d}T00:00:00Z`) + DAY).toISOString()]);
-    live = await analytic<ReadinessRow>(
-      db,
-      readinessQuery({
-          accountId,
-          ranges: bounds.map(([a, b]) => [a, b] as [string, string]),
-          bucket: utcDay,
-        buckets: sql`SELECT unnest(${`{${missing.join(",")}}`}::text[])`,
-      }),
-    );
-    // A closed day that passes now (it failed when it was sealed, and was corrected since) is sealed now.
-    for (const d of live) {
-      const start = Date.parse(`${d.b}T00:00:00Z`);
-      if (sealedDayEnd !== null && start < sealedDayEnd && isReady(d)) await fillDailySummaries(db, accountId, new Date(start), new Date(start + DAY));
-    }
+  // Days without a sealed row (not sealed yet, or failed readiness) are computed live, newest
+  // first, a page's worth at a time, and only until the page is full: a long range of such days
+  // costs what one page needs, not the whole range. Below the (pageSize+1)-th sealed day nothing
+  // can reach this page.
+  const floor = sealed.length === want ? Date.parse(`${sealed.at(-1)!.day}T00:00:00Z`) : first;
+  for (let hi = last; hi >= floor; ) {
+    const missing = rows<{ day: string }>(
+      await db.execute(sql`
+        SELECT to_char(d, 'YYYY-MM-DD') AS day
+          FROM generate_series(${isoDay(hi)}::date::timestamp, ${isoDay(floor)}::date::timestamp, interval '-1 day') d
+         WHERE NOT EXISTS (SELECT 1 FROM ledger_daily_summary s WHERE s.account_id = ${accountId} AND s.day = d::date)
+         ORDER BY d DESC LIMIT ${want}`),
+    ).map((r) => r.day);
+    if (missing.length === 0) break;
+    items.push(...(await liveDays(db, accountId, missing, types, sealedDayEnd)));
+    const lowest = Date.parse(`${missing.at(-1)}T00:00:00Z`);
+    // Every item on or after `lowest` is now known: the page is settled once it holds pageSize + 1 of them.
+    if (missing.length < want || items.filter((i) => Date.parse(`${i.day}T00:00:00Z`) >= lowest).length >= want) break;
+    hi = lowest - DAY;
   }
-
-  const items = [
-    ...sealed.map((d) => item(d, types, "summary", true)),
-    ...live
-      .filter((d) => !isReady(d) || Object.keys(d.by_entry_type).some((k) => types.includes(k)))
-      .map((d) => item({ day: d.b, entry_count: d.entry_count, by_entry_type: d.by_entry_type, balance_open: d.balance_open, balance_close: d.balance_close }, types, "live", isReady(d))),
-  ].sort((a, b) => (a.day < b.day ? 1 : -1));
+  items.sort((a, b) => (a.day < b.day ? 1 : -1));
   return page(items, input, items.length > input.pageSize);
+}
+
+/**
+ * The live items of days without a sealed summary (newest first in `days`): a day shows when it
+ * has entries in scope or failed readiness. A closed day that passes now (it failed when it was
+ * sealed, and was corrected since) is sealed now.
+ */
+async function liveDays(db: Db, accountId: string, days: string[], types: readonly string[], sealedDayEnd: number | null) {
+  const live = await analytic<ReadinessRow>(
+    db,
+    readinessQuery({
+      accountId,
+      ranges: days.map((d) => [`${d}T00:00:00Z`, new Date(Date.parse(`${d}T00:00:00Z`) + DAY).toISOString()]),
+      bucket: utcDay,
+      buckets: sql`SELECT unnest(${`{${days.join(",")}}`}::text[])`,
+    }),
+  );
+  for (const d of live) {
+    const start = Date.parse(`${d.b}T00:00:00Z`);
+    if (sealedDayEnd !== null && start < sealedDayEnd && isReady(d)) await fillDailySummaries(db, accountId, new Date(start), new Date(start + DAY));
+  }
+  return live
+    .filter((d) => !isReady(d) || Object.keys(d.by_entry_type).some((k) => types.includes(k)))
+    .map((d) => item({ day: d.b, entry_count: d.entry_count, by_entry_type: d.by_entry_type, balance_open: d.balance_open, balance_close: d.balance_close }, types, "live", isReady(d)));
 }
 
 function page(items: ReturnType<typeof item>[], input: SettlementHistoryInput, hasMore: boolean) {

@@ -12,8 +12,12 @@ import { usageEventRow } from "./usage-event";
  */
 export interface PastEvent {
   at: Date;
+  /** A chosen event id (UUID), e.g. to place rows that share a timestamp around a keyset cursor. */
+  id?: string;
   eventType?: UsageEventType;
   success?: boolean;
+  /** Defaults to `success`; the contract lets the two differ. */
+  billableSuccess?: boolean;
   /** Settled credits; > 0 is a charge with a consume_* ledger row. */
   amount?: string;
   reasonCode?: string;
@@ -35,7 +39,7 @@ export interface WrittenEvent {
   at: Date;
 }
 
-export async function grantAt(db: Db, accountId: string, at: Date, amount: string): Promise<string> {
+export async function grantAt(db: Db, accountId: string, at: Date, amount: string, description = "payment recharge"): Promise<string> {
   const id = newId("led");
   await db.execute(sql`
     WITH b AS (UPDATE credit_balances SET paid_credits = paid_credits + ${amount}::numeric WHERE account_id = ${accountId}
@@ -43,7 +47,7 @@ export async function grantAt(db: Db, accountId: string, at: Date, amount: strin
     INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id,
                                 balance_before, balance_after, ledger_metadata, description, created_at)
     SELECT ${id}, ${accountId}, 'grant_payment_recharge', ${amount}::numeric, 'admin', 'grant', ${id},
-           total_after - ${amount}::numeric, total_after, '{"credit_kind":"paid"}'::jsonb, 'payment recharge', ${at.toISOString()}::timestamptz FROM b`);
+           total_after - ${amount}::numeric, total_after, '{"credit_kind":"paid"}'::jsonb, ${description}, ${at.toISOString()}::timestamptz FROM b`);
   return id;
 }
 
@@ -57,7 +61,7 @@ export async function writePastEvents(db: Db, accountId: string, events: PastEve
     const charged = credits(amount).gt(0);
     const ledgerId = charged && !e.skipLedger ? newId("led") : null;
     const row = usageEventRow({
-      id: newUuid(),
+      id: e.id ?? newUuid(),
       accountId,
       apiKeyId: e.apiKeyId ?? null,
       eventType,
@@ -68,6 +72,7 @@ export async function writePastEvents(db: Db, accountId: string, events: PastEve
       executionId,
       toolId: e.toolId ?? (isCall ? "builtin.finance.compound_interest" : null),
       success: e.success ?? true,
+      billableSuccess: e.billableSuccess,
       settledAmount: amount,
       reasonCode: e.reasonCode ?? (e.success === false ? "provider.error" : "result.valid"),
       errorMessage: e.errorMessage ?? null,

@@ -111,16 +111,23 @@ export function and(conditions: SQL[]): SQL {
   return conditions.length === 0 ? sql`true` : sql.join(conditions, sql` AND `);
 }
 
+const DECIMAL = /^-?\d{1,14}(\.\d+)?$/;
+
 /**
- * `min_credits` / `max_credits`: each >= 0 and min <= max, else the contract's 400 -7. The format
- * (a decimal number) was checked by the request schema.
+ * `min_credits` / `max_credits` (usage and ledger): decimal numbers, each >= 0, min <= max; anything
+ * else is the contract's 400 -7 ("negative/invalid credit bounds"), not a 422. An empty value is
+ * absent, as for the dates.
  */
-export function parseCreditBounds(min: string | undefined, max: string | undefined): { minCredits?: string; maxCredits?: string } {
-  for (const [name, v] of [["min_credits", min], ["max_credits", max]] as const) {
-    if (v !== undefined && credits(v).lt(0)) throw invalidInput(`Invalid ${name}: ${v}. Credit bounds must be greater than or equal to 0`);
-  }
-  if (min !== undefined && max !== undefined && credits(min).gt(credits(max))) {
-    throw invalidInput(`min_credits (${min}) must not be greater than max_credits (${max})`);
-  }
-  return { minCredits: min === undefined ? undefined : credits(min).toFixed(), maxCredits: max === undefined ? undefined : credits(max).toFixed() };
+export function parseCreditBounds(rawMin: string | undefined, rawMax: string | undefined): { minCredits?: string; maxCredits?: string } {
+  const bound = (name: string, v: string | undefined) => {
+    if (v === undefined || v === "") return undefined;
+    if (!DECIMAL.test(v)) throw invalidInput(`Invalid ${name}: "${v.slice(0, 32)}". Credit bounds must be decimal numbers greater than or equal to 0`);
+    const value = credits(v);
+    if (value.lt(0)) throw invalidInput(`Invalid ${name}: ${v}. Credit bounds must be greater than or equal to 0`);
+    return value;
+  };
+  const min = bound("min_credits", rawMin);
+  const max = bound("max_credits", rawMax);
+  if (min && max && min.gt(max)) throw invalidInput(`min_credits (${rawMin}) must not be greater than max_credits (${rawMax})`);
+  return { minCredits: min?.toFixed(), maxCredits: max?.toFixed() };
 }

@@ -94,6 +94,12 @@ export async function listApiKeys(db: Db, input: { accountId: string }) {
   }));
 }
 
+/** Whether a key exists and is not revoked; a plain read (unlike authentication, it marks no use). */
+export async function isLiveApiKey(db: Db, apiKey: string): Promise<boolean> {
+  const rows = await db.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.keyHash, sha256Hex(apiKey))).limit(1);
+  return rows.length === 1 && rows[0].revokedAt === null;
+}
+
 interface CacheEntry {
   principal: ApiKeyPrincipal | null;
   expiresAt: number;

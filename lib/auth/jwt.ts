@@ -1,5 +1,5 @@
 import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from "jose";
-import { eq } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import { revokedTokens } from "../db/schema";
 import type { Db } from "../db/types";
 import { unauthorized } from "../errors";
@@ -25,6 +25,11 @@ export interface AccessClaims extends JWTPayload {
   max_credits?: number;
   tool_ids?: string[];
   provider_ids?: string[];
+  /**
+   * Delegation tokens only: the `jti` of the access token they were exchanged from, so revoking
+   * that token (or its refresh-token family, which revokes it) revokes them too.
+   */
+  parent_jti?: string;
 }
 
 export interface IssueTokenInput {
@@ -36,7 +41,7 @@ export interface IssueTokenInput {
   audience?: string | string[];
   clientId?: string;
   tokenUse?: TokenUse;
-  extra?: Pick<AccessClaims, "model" | "run_id" | "max_credits" | "tool_ids" | "provider_ids">;
+  extra?: Pick<AccessClaims, "model" | "run_id" | "max_credits" | "tool_ids" | "provider_ids" | "parent_jti">;
 }
 
 export interface IssuedToken {
@@ -76,8 +81,9 @@ export function looksLikeJwt(token: string): boolean {
 }
 
 /**
- * Verifies signature, issuer, audience, expiry and revocation. Every failure is `unauthorized`
- * with a message that says which (expired, malformed, unknown key, revoked).
+ * Verifies signature, issuer, audience, expiry and revocation (of the token, and of a delegation
+ * token's parent, in one query). Every failure is `unauthorized` with a message that says which
+ * (expired, malformed, unknown key, revoked).
  */
 export async function verifyAccessToken(db: Db, token: string, audience: string = apiAudience()): Promise<AccessClaims> {
   if (!looksLikeJwt(token)) throw unauthorized("Malformed access token");
@@ -98,7 +104,11 @@ export async function verifyAccessToken(db: Db, token: string, audience: string 
   }
   const claims = payload as AccessClaims;
   if (!claims.sub || !claims.acct || !claims.jti) throw unauthorized("Invalid access token");
-  const revoked = await db.select({ jti: revokedTokens.jti }).from(revokedTokens).where(eq(revokedTokens.jti, claims.jti)).limit(1);
-  if (revoked.length > 0) throw unauthorized("Access token has been revoked");
+  // A revoked parent stays listed until its own expiry, which a delegation token never outlives.
+  const jtis = claims.parent_jti ? [claims.jti, claims.parent_jti] : [claims.jti];
+  const revoked = await db.select({ jti: revokedTokens.jti }).from(revokedTokens).where(inArray(revokedTokens.jti, jtis)).limit(1);
+  if (revoked.length > 0) {
+    throw unauthorized(revoked[0].jti === claims.jti ? "Access token has been revoked" : "The access token this delegation token was exchanged from has been revoked");
+  }
   return claims;
 }

@@ -21,14 +21,23 @@ export async function sweepExpiredReservations(db: Db, batchSize = 100): Promise
              e.reserved_credits, e.delegation_jti, e.parameters, e.created_at
     ), per_account AS (
       SELECT account_id, sum(reserved_credits) AS total FROM ex GROUP BY account_id
+    ), locked AS (
+      -- Balance rows in account order, then token rows in jti order: the order every Call
+      -- statement takes them in, so a sweep and a batch of Calls cannot deadlock.
+      SELECT account_id FROM credit_balances WHERE account_id IN (SELECT account_id FROM per_account)
+       ORDER BY account_id FOR UPDATE
     ), rel AS (
       UPDATE credit_balances cb SET reserved_credits = greatest(cb.reserved_credits - pa.total, 0), updated_at = now()
-        FROM per_account pa WHERE cb.account_id = pa.account_id
+        FROM per_account pa JOIN locked USING (account_id) WHERE cb.account_id = pa.account_id
     ), per_token AS (
       SELECT delegation_jti, sum(reserved_credits) AS total FROM ex WHERE delegation_jti IS NOT NULL GROUP BY delegation_jti
+    ), tokens AS (
+      SELECT jti FROM delegation_spend
+       WHERE jti IN (SELECT delegation_jti FROM per_token) AND (SELECT count(*) FROM locked) >= 0
+       ORDER BY jti FOR UPDATE
     ), tok AS (
       UPDATE delegation_spend ds SET reserved_credits = greatest(ds.reserved_credits - pt.total, 0)
-        FROM per_token pt WHERE ds.jti = pt.delegation_jti
+        FROM per_token pt JOIN tokens t ON t.jti = pt.delegation_jti WHERE ds.jti = pt.delegation_jti
     ), ev AS (
       INSERT INTO usage_events (id, account_id, api_key_id, event_type, source_system, source_ref_type, source_ref_id,
                                 session_id, search_id, execution_id, tool_id, success, billable_success, charge_outcome,

@@ -4,7 +4,11 @@ import path from "node:path";
 const SOURCES = ["app", "components", "lib", "public", "next.config.ts", "package.json", "postcss.config.mjs"];
 const OUTPUTS = ["dist/server.mjs", ".next/BUILD_ID"];
 
+// Files no build output contains: tests, benchmarks and the test helpers.
+const NOT_BUILT = /(\.test\.tsx?$)|(^|\/)lib\/(bench|testing)(\/|$)/;
+
 function newestMtime(p) {
+  if (NOT_BUILT.test(p)) return 0;
   let stat;
   try {
     stat = fs.statSync(p);

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -111,7 +112,7 @@ describe(`admin CLI (${testDbKind()})`, () => {
     expect(r.code).toBe(0);
     const row = await database.db.select().from(oauthClients).where(eq(oauthClients.id, r.json.client_id as string));
     expect(row[0]).toMatchObject({ isAgentRuntime: true, grantTypes: ["urn:ietf:params:oauth:grant-type:token-exchange"] });
-    expect(row[0].secretHash).not.toBe(r.json.client_secret);
+    expect(row[0].secretHash).toBe(createHash("sha256").update(r.json.client_secret as string).digest("hex"));
   });
 
   it("providers import is idempotent", async () => {

@@ -86,7 +86,8 @@ const commands: Record<string, CommandSpec> = {
   "keys rotate-signing": {
     usage: "keys rotate-signing",
     options: {},
-    // The new key signs from now on; older keys keep verifying, so tokens already issued stay valid.
+    // The new key is published at once and signs once every JWKS copy lists it (lib/auth/signing-keys.ts);
+    // older keys keep verifying, so tokens already issued stay valid.
     run: async (db) => ({ kid: await createSigningKey(db) }),
   },
   "users create": {

@@ -19,11 +19,7 @@ export type OpenOptions =
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.kind === "postgres") {
-    // The money path's named prepared statements take their rows as one JSON parameter, so a plan
-    // made for particular values is no better than the generic one; without this, PostgreSQL keeps
-    // re-planning them (about a millisecond each) at every execution. Unnamed statements, which is
-    // every other query here, are planned per execution either way.
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 20, options: "-c plan_cache_mode=force_generic_plan" });
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 20 });
     // Without a listener a PostgreSQL restart would crash the process.
     pool.on("error", (err) => logger.error({ err: err.message }, "postgres pool error"));
     const db = drizzlePg(pool, { schema }) as unknown as Db;

@@ -325,6 +325,12 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
       ledger_metadata: { tool_id: tool.id, ...(delegation ? { run_id: delegation.runId ?? null, model, delegation_jti: delegation.jti } : {}), ...(cacheHit ? { cache_hit: true } : {}) },
     },
   };
+  // What the client is sent (`respond_with=summary` keeps only the fields the contract lists); an
+  // idempotent retry is answered with the same body, with the balance of its own time.
+  const sent = (): CallResponse | Partial<CallResponse> =>
+    mode.mode === "summary"
+      ? { execution_id: executionId, success, elapsed_time_ms: ms, cost: listAmount, remaining_credits: body.remaining_credits, result: shaped.result, error_message: body.error_message, execution_time: body.execution_time }
+      : body;
   const settledFields = {
     success,
     reasonCode: outcome.reasonCode,
@@ -332,7 +338,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
     settledCredits: amount,
     durationMs: Math.round(ms),
     cacheHit,
-    response: req.idempotencyKey ? body : null,
+    response: req.idempotencyKey ? sent() : null,
     responseStatus: req.idempotencyKey ? 200 : null,
   };
 
@@ -345,10 +351,30 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
     if (!settled) return insufficient(amount);
   }
   body.remaining_credits = settled.availableAfter == null ? null : creditsToNumber(settled.availableAfter);
-  if (mode.mode === "summary") {
-    return { status: 200, body: { execution_id: executionId, success, elapsed_time_ms: ms, cost: listAmount, remaining_credits: body.remaining_credits, result: shaped.result, error_message: body.error_message, execution_time: body.execution_time } };
+  if (!settled.settled) return released(body.remaining_credits);
+  return { status: 200, body: sent() };
+
+  /**
+   * The Call outlived its reservation, which the sweeper released and recorded as a failed,
+   * uncharged execution: the answer says the same, and the result is not handed out for free.
+   */
+  function released(remaining: number | null): CallResult {
+    return {
+      status: 200,
+      body: {
+        execution_id: executionId,
+        success: false,
+        result: { data: {} },
+        error_message: "The call took longer than its credit reservation allows; the reservation was released, nothing was charged and the result is withheld. Retry the call.",
+        execution_time: ms / 1000,
+        elapsed_time_ms: ms,
+        billing: { summary: "Not charged: reservation released", list_amount_credits: 0 },
+        cost: 0,
+        remaining_credits: remaining,
+        execution_outcome: { outcome: outcomeOf["transport.execution_failed"], reason_code: "transport.execution_failed", charge_outcome: "failed_not_charged", cache_hit: cacheHit },
+      },
+    };
   }
-  return { status: 200, body };
 
   async function insufficient(needed: string): Promise<CallResult> {
     return reject(402, "billing.insufficient_credits", `Insufficient credits: this call needs ${creditsToNumber(needed)} credits`, undefined, tool ?? undefined);

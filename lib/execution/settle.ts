@@ -42,7 +42,7 @@ interface Job {
 
 interface JobResult {
   written: boolean;
-  balance_ok?: boolean;
+  cap_ok?: boolean;
   ledger_id: string | null;
   available: string | null;
 }
@@ -191,10 +191,11 @@ export type ReserveResult = { reserved: true } | { reserved: false; reason: "ins
 
 /**
  * Holds each job's `amount` on its balance row (and on its delegation token's cap) and inserts the
- * execution in state `reserved`. Under Read Committed a concurrent writer makes the conditional
- * UPDATE wait and re-check, so no interleaving can overspend. Every data-modifying CTE runs,
- * whatever the others return: a token's cap is reserved only once the balance is (the same lock
- * order as settlement: balance row, then the token's spend row).
+ * execution in state `reserved`, or does nothing for that job. Locks are taken balance rows first
+ * (in account order), then token rows (in jti order), as settlement takes them, so concurrent
+ * statements cannot deadlock; the cap is checked on the locked token row before any credit is
+ * held. Under Read Committed a concurrent writer makes the conditional UPDATE wait and re-check,
+ * so no interleaving can overspend.
  */
 function reserveSql(executionColumns: string[]): string {
   return `
@@ -203,26 +204,31 @@ function reserveSql(executionColumns: string[]): string {
     cur AS (
       SELECT account_id FROM credit_balances WHERE account_id IN (SELECT account_id FROM req WHERE amount > 0)
        ORDER BY account_id FOR UPDATE
+    ), tok AS (
+      SELECT jti, spent_credits + reserved_credits AS used, max_credits FROM delegation_spend
+       WHERE jti IN (SELECT jti FROM req) AND (SELECT count(*) FROM cur) >= 0
+       ORDER BY jti FOR UPDATE
+    ), cap AS (
+      SELECT r.i FROM req r LEFT JOIN tok t ON t.jti = r.jti
+       WHERE r.jti IS NULL OR t.used + r.amount <= t.max_credits
     ), b AS (
       UPDATE credit_balances cb SET reserved_credits = cb.reserved_credits + r.amount, updated_at = now()
-        FROM req r JOIN cur USING (account_id)
+        FROM req r JOIN cur USING (account_id) JOIN cap USING (i)
        WHERE cb.account_id = r.account_id AND r.amount > 0
          AND cb.paid_credits + cb.bonus_credits + cb.reward_credits - cb.reserved_credits >= r.amount
    RETURNING r.i
-    ), bal AS (SELECT i FROM b UNION ALL SELECT i FROM req WHERE amount = 0),
+    ), held AS (SELECT i FROM b UNION ALL SELECT r.i FROM req r JOIN cap USING (i) WHERE r.amount = 0),
     d AS (
       UPDATE delegation_spend ds SET reserved_credits = ds.reserved_credits + r.amount
-        FROM req r JOIN bal USING (i)
-       WHERE ds.jti = r.jti AND ds.spent_credits + ds.reserved_credits + r.amount <= ds.max_credits
-   RETURNING r.i
-    ), cap AS (SELECT i FROM d UNION ALL SELECT r.i FROM req r JOIN bal USING (i) WHERE r.jti IS NULL),
-    ex AS (
+        FROM req r JOIN held USING (i)
+       WHERE ds.jti = r.jti
+    ), ex AS (
       INSERT INTO executions (${columnList(executionColumns)})
       SELECT ${columnList(executionColumns, "r.")}
-        FROM cap JOIN jobs USING (i) CROSS JOIN LATERAL jsonb_populate_record(NULL::executions, jobs.job->'execution') r
+        FROM held JOIN jobs USING (i) CROSS JOIN LATERAL jsonb_populate_record(NULL::executions, jobs.job->'execution') r
     )
-    SELECT req.i, cap.i IS NOT NULL AS written, bal.i IS NOT NULL AS balance_ok, NULL AS ledger_id, NULL AS available
-      FROM req LEFT JOIN bal USING (i) LEFT JOIN cap USING (i) ORDER BY req.i`;
+    SELECT req.i, held.i IS NOT NULL AS written, cap.i IS NOT NULL AS cap_ok, NULL AS ledger_id, NULL AS available
+      FROM req LEFT JOIN held USING (i) LEFT JOIN cap USING (i) ORDER BY req.i`;
 }
 
 /**
@@ -231,17 +237,8 @@ function reserveSql(executionColumns: string[]): string {
  */
 export async function reserveCall(db: Db, execution: ExecutionRow, amount: string, delegationJti?: string): Promise<ReserveResult> {
   const ex = columnJson(executions, { ...execution, status: "reserved", reservedCredits: amount });
-  const held = creditsToSql(amount);
-  const job: Job = { account_id: execution.accountId, amount: held, jti: delegationJti, execution: ex.json };
+  const job: Job = { account_id: execution.accountId, amount: creditsToSql(amount), jti: delegationJti, execution: ex.json };
   const r = await submit(db, "reserve", ex.columns, [], job);
   if (r.written) return { reserved: true };
-  if (!r.balance_ok) return { reserved: false, reason: "insufficient_credits" };
-  // The balance was held but the token's cap refused: give the balance back.
-  if (Number(held) > 0) {
-    await runQuery(db, `UPDATE credit_balances SET reserved_credits = reserved_credits - $2::numeric, updated_at = now() WHERE account_id = $1::text`, [
-      execution.accountId,
-      held,
-    ]);
-  }
-  return { reserved: false, reason: "delegation_cap" };
+  return { reserved: false, reason: r.cap_ok ? "insufficient_credits" : "delegation_cap" };
 }

@@ -13,7 +13,9 @@ export function validateParameters(tool: ToolRecord, parameters: Record<string, 
     type: issue.type ?? "value_error",
     loc: ["body", "parameters", ...issue.path],
     msg: issue.type === "extra_forbidden" ? `${issue.message} for ${tool.id}: ${MIXED_SCHEMA_HINT}` : issue.message,
-    input: issue.path.length ? parameters[String(issue.path[0])] : undefined,
+    // The offending value; for a missing field or an unsatisfied one_of_required group, the
+    // parameters object that lacks it (as pydantic does), so every detail carries an `input`.
+    input: issue.path.length && parameters[String(issue.path[0])] !== undefined ? parameters[String(issue.path[0])] : parameters,
   }));
 }
 

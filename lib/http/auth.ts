@@ -23,7 +23,7 @@ export function requireAuth(scheme: Scheme, rateLimit?: RateLimitedAction): Midd
   return async (c, next) => {
     let auth: AuthContext;
     try {
-      auth = await authenticate(c.get("db"), c.req.header("authorization"), scheme);
+      auth = await authenticate(c.env.db, c.req.header("authorization"), scheme);
     } catch (err) {
       // Unauthenticated traffic is limited per client IP, and its 401 carries the headers too.
       if (rateLimit) await consumeRateLimit(c, rateLimit, `ip:${clientIp(c)}`);
@@ -31,6 +31,7 @@ export function requireAuth(scheme: Scheme, rateLimit?: RateLimitedAction): Midd
     }
     if (rateLimit) await consumeRateLimit(c, rateLimit, `acct:${auth.accountId}`);
     c.set("auth", auth);
+    c.env.accountId = auth.accountId;
     await next();
   };
 }

@@ -17,13 +17,14 @@ export function requireCallAuth(): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     let auth: AuthContext;
     try {
-      auth = await authenticateCall(c.get("db"), c.req.header("authorization"));
+      auth = await authenticateCall(c.env.db, c.req.header("authorization"));
     } catch (err) {
       await consumeRateLimit(c, "execute", `ip:${clientIp(c)}`);
       throw err;
     }
     await consumeRateLimit(c, "execute", `acct:${auth.accountId}`);
     c.set("auth", auth);
+    c.env.accountId = auth.accountId;
     await next();
   };
 }

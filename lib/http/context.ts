@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from "node:http";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Database, Db } from "../db/types";
 import type { AccessClaims } from "../auth/jwt";
@@ -8,15 +9,33 @@ export type AuthContext =
   | { kind: "jwt"; accountId: string; userId: string; role: AccessClaims["role"]; claims: AccessClaims }
   | { kind: "delegation"; accountId: string; userId: string; claims: AccessClaims };
 
+/** The parts of Node's request and response (HTTP/1 or 2) the API touches. */
+export interface NodeBindings {
+  incoming: { headers: IncomingHttpHeaders; socket?: { remoteAddress?: string } };
+  outgoing: { setHeader(name: string, value: string): unknown; readonly headersSent: boolean };
+}
+
 export interface ApiDeps {
   database: Database;
 }
 
+/**
+ * What every request carries (`c.env`), set by `lib/http/request-context.ts` before routing:
+ * its id, the db handle, and, under the Node server, Node's request and response.
+ */
+export interface RequestBindings {
+  requestId: string;
+  db: Db;
+  deps: ApiDeps;
+  /** The authenticated account, for the access log line (set with the principal). */
+  accountId?: string;
+  incoming?: NodeBindings["incoming"];
+  outgoing?: NodeBindings["outgoing"];
+}
+
 export interface ApiEnv {
+  Bindings: RequestBindings;
   Variables: {
-    requestId: string;
-    db: Db;
-    deps: ApiDeps;
     auth: AuthContext;
   };
 }

@@ -61,6 +61,6 @@ export function handleError(err: Error, c: Context) {
   if (err instanceof SyntaxError && /JSON/i.test(err.message)) {
     return httpValidationError(c, [{ type: "json_invalid", loc: ["body"], msg: "Request body is not valid JSON" }]);
   }
-  logger.error({ requestId: c.get("requestId"), err: { message: err.message, stack: err.stack } }, "unhandled error");
+  logger.error({ requestId: c.env.requestId, err: { message: err.message, stack: err.stack } }, "unhandled error");
   return publicApiError(c, 500, "Internal server error");
 }

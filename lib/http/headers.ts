@@ -1,5 +1,5 @@
-import type { ServerResponse } from "node:http";
 import type { Context } from "hono";
+import type { ApiEnv } from "./context";
 
 /**
  * Sets a response header from middleware. Under the custom Node server the header goes straight
@@ -8,8 +8,8 @@ import type { Context } from "hono";
  * a tenth of a small request. Elsewhere (Next's catch-all route, `app.request` in tests) it is
  * `c.header`.
  */
-export function setResponseHeader(c: Context, name: string, value: string): void {
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+export function setResponseHeader(c: Context<ApiEnv>, name: string, value: string): void {
+  const outgoing = c.env.outgoing;
   if (outgoing && !outgoing.headersSent) outgoing.setHeader(name, value);
   else c.header(name, value);
 }

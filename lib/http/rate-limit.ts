@@ -5,6 +5,7 @@ import { DomainError } from "../errors";
 import { env } from "../env";
 import { logger } from "../log";
 import { setResponseHeader } from "./headers";
+import type { ApiEnv } from "./context";
 
 /** Requests per minute (contract section 8). One bucket per account across all its API keys. */
 export const rateLimits = {
@@ -62,11 +63,19 @@ export async function consumeRateLimit(c: Context, action: RateLimitedAction, ke
   }
 }
 
-export function clientIp(c: Context): string {
-  const forwarded = c.req.header("x-forwarded-for");
-  if (forwarded) return forwarded.split(",")[0].trim();
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? "unknown";
+/**
+ * The client address that per-IP limits key on. X-Forwarded-For is written by the client, except
+ * for the entries the TRUST_PROXY proxies append on the right: the TRUST_PROXY-th from the right is
+ * the address the outermost trusted proxy saw. A header with fewer entries did not come through
+ * those proxies, so only the socket address can be trusted.
+ */
+export function clientIp(c: Context<ApiEnv>): string {
+  const socket = c.env.incoming?.socket?.remoteAddress ?? "unknown";
+  const hops = env().TRUST_PROXY;
+  if (hops === 0) return socket;
+  const forwarded = c.req.header("x-forwarded-for")?.split(",") ?? [];
+  if (forwarded.length < hops) return socket;
+  return forwarded[forwarded.length - hops].trim() || socket;
 }
 
 /** Test hook: forget every bucket (each test file starts with fresh limits). */

@@ -1,36 +1,50 @@
-import crypto from "node:crypto";
-import type { MiddlewareHandler } from "hono";
 import { API_VERSION, API_VERSION_HEADER } from "../version";
 import { logAccess } from "../log";
-import { setResponseHeader } from "./headers";
-import type { ApiDeps, ApiEnv } from "./context";
+import { newUuid } from "../ids";
+import type { ApiDeps, NodeBindings, RequestBindings } from "./context";
 
 const REQUEST_ID = /^[\w.:-]{8,128}$/;
 
+type Fetch = (req: Request, env: RequestBindings) => Response | Promise<Response>;
+
 /**
- * First middleware of every request: request id (echoed and logged), the version header on
- * every response (successes and errors alike), the db handle, and one structured log line.
+ * The API's entry point around the Hono app: every request gets its id (kept from a well-formed
+ * incoming X-Request-Id, else a new time-ordered UUID), the version and request-id headers on whatever
+ * response it gets (successes and errors alike, including those built by the error handler), the
+ * db handle, and one access log line. Done here rather than as Hono middleware so a route without
+ * middleware of its own runs synchronously (a fifth of the cost of a small request).
+ *
+ * Under the Node server the headers go onto Node's response before the handler runs; under Next's
+ * route handler (`next dev`) they are added to the finished response.
  */
-export function requestContext(deps: ApiDeps): MiddlewareHandler<ApiEnv> {
-  return async (c, next) => {
+export function withRequestContext(fetch: Fetch, deps: ApiDeps) {
+  return (req: Request, node?: NodeBindings): Response | Promise<Response> => {
     const started = performance.now();
-    const incoming = c.req.header("x-request-id");
-    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-    c.set("requestId", requestId);
-    c.set("deps", deps);
-    c.set("db", deps.database.db);
-    // Set before the handler runs so they are part of the response as it is built (cheaper than
-    // editing a finished response), including responses built by the error handler.
-    setResponseHeader(c, "X-Request-Id", requestId);
-    setResponseHeader(c, API_VERSION_HEADER, API_VERSION);
-    await next();
-    logAccess({
-      requestId,
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      ms: Math.round((performance.now() - started) * 100) / 100,
-      account: c.get("auth")?.accountId,
-    });
+    const incoming = node ? node.incoming.headers["x-request-id"] : req.headers.get("x-request-id");
+    const requestId = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : newUuid();
+    const env: RequestBindings = { requestId, db: deps.database.db, deps, incoming: node?.incoming, outgoing: node?.outgoing };
+    if (node) {
+      node.outgoing.setHeader("X-Request-Id", requestId);
+      node.outgoing.setHeader(API_VERSION_HEADER, API_VERSION);
+    }
+    const log = (res: Response) => {
+      logAccess({ requestId, method: req.method, path: pathOf(req.url), status: res.status, ms: Math.round((performance.now() - started) * 100) / 100, account: env.accountId });
+      return node ? res : withHeaders(res, requestId);
+    };
+    const res = fetch(req, env);
+    return res instanceof Promise ? res.then(log) : log(res);
   };
+}
+
+function withHeaders(res: Response, requestId: string): Response {
+  const out = new Response(res.body, res);
+  out.headers.set("X-Request-Id", requestId);
+  out.headers.set(API_VERSION_HEADER, API_VERSION);
+  return out;
+}
+
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const query = url.indexOf("?", start);
+  return query < 0 ? url.slice(start) : url.slice(start, query);
 }

@@ -1,5 +1,5 @@
 import * as oauth from "oauth4webapi";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { decodeJwt } from "jose";
 import { eq, sql } from "drizzle-orm";
 import { createTestDatabase } from "../testing/database";
@@ -8,6 +8,7 @@ import { basic, form, oauthFailure, registerClient, startOAuthHarness, type OAut
 import { oauthDeviceCodes } from "../db/schema";
 import { apiAudience } from "../auth/issuer";
 import { sha256Hex } from "../auth/secrets";
+import { resetRateLimits } from "../http/rate-limit";
 import type { Database } from "../db/types";
 import { decideDeviceAuthorization, findPendingDeviceAuthorization, normalizeUserCode } from "./device";
 
@@ -23,12 +24,11 @@ beforeAll(async () => {
   user = await seedAccount(database.db, { credits: "10" });
 });
 
-let ipCounter = 0;
-/** Each test its own client IP: the device endpoint's rate limit is per IP. */
-const freshIp = () => ({ "x-forwarded-for": `10.0.0.${++ipCounter}` });
+// Every request comes from the test's loopback address: each test starts with a full bucket.
+beforeEach(() => resetRateLimits());
 
 async function startFlow(client: RegisteredClient = cli, scope = "tools:read usage:read") {
-  const res = await oauth.deviceAuthorizationRequest(h.as, client.client, client.auth, { scope }, { ...h.http, headers: freshIp() });
+  const res = await oauth.deviceAuthorizationRequest(h.as, client.client, client.auth, { scope }, h.http);
   return oauth.processDeviceAuthorizationResponse(h.as, client.client, res);
 }
 
@@ -123,7 +123,7 @@ describe("device authorization request errors", () => {
   const post = (body: URLSearchParams | string, headers: Record<string, string> = {}) =>
     h.fetch(`${apiAudience()}/oauth/device/authorize`, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", ...freshIp(), ...headers },
+      headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
       body,
     });
 
@@ -171,10 +171,9 @@ describe("device authorization request errors", () => {
   });
 
   it("is rate limited per client IP: 429 OAuthRateLimitResponse with Retry-After and rate-limit headers", async () => {
-    const ip = { "x-forwarded-for": "10.9.9.9" };
     let last: Response | undefined;
     for (let i = 0; i < 31; i++) {
-      last = await post(form({ client_id: cli.client.client_id, scope: "tools:read" }), ip);
+      last = await post(form({ client_id: cli.client.client_id, scope: "tools:read" }));
       if (i < 30) expect(last.status).toBe(200);
     }
     expect(last!.status).toBe(429);
@@ -184,6 +183,14 @@ describe("device authorization request errors", () => {
     expect(last!.headers.get("x-ratelimit-remaining")).toBe("0");
     expect(Number(last!.headers.get("x-ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000);
     expect(await last!.json()).toEqual({ error: "rate_limited", error_description: expect.any(String), retry_after: retryAfter });
+  });
+
+  it("keys on the socket address by default: a client's own X-Forwarded-For does not get it a fresh bucket", async () => {
+    for (let i = 0; i < 30; i++) expect((await post(form({ client_id: cli.client.client_id, scope: "tools:read" }))).status).toBe(200);
+    for (const spoofed of ["203.0.113.7", "198.51.100.1, 203.0.113.8"]) {
+      const res = await post(form({ client_id: cli.client.client_id, scope: "tools:read" }), { "x-forwarded-for": spoofed });
+      expect(res.status, spoofed).toBe(429);
+    }
   });
 });
 

@@ -38,10 +38,10 @@ async function delegationFor(resource: string, extra: Record<string, string> = {
   return (await oauth.processGenericTokenEndpointResponse(h.as, runtime.client, res)).access_token;
 }
 
-/** Tokens for the CLI client through the device flow. */
-async function cliTokens() {
+/** Tokens for the CLI client through the device flow; `resource` sets their audience. */
+async function cliTokens(resource?: string) {
   const started = await oauth
-    .deviceAuthorizationRequest(h.as, cli.client, cli.auth, { scope: "usage:read" }, h.http)
+    .deviceAuthorizationRequest(h.as, cli.client, cli.auth, { scope: "usage:read", ...(resource ? { resource } : {}) }, h.http)
     .then((res) => oauth.processDeviceAuthorizationResponse(h.as, cli.client, res));
   await decideDeviceAuthorization(database.db, { userCode: started.user_code, userId: user.userId, accountId: user.accountId, approve: true });
   return oauth
@@ -113,6 +113,15 @@ describe("introspection (RFC 7662) driven by oauth4webapi", () => {
       expect(res.status, name).toBe(200);
       expect(res.body, name).toStrictEqual({ active: false });
     }
+  });
+
+  it("answers exactly {active: false} for a user's access token once it is revoked", async () => {
+    const { access_token } = await cliTokens(RS);
+    expect(await introspectRaw(access_token, RS)).toMatchObject({ status: 200, body: { active: true, token_use: "access", sub: user.userId, aud: RS } });
+    await oauth.revocationRequest(h.as, cli.client, cli.auth, access_token, h.http).then(oauth.processRevocationResponse);
+    const res = await introspectRaw(access_token, RS);
+    expect(res.status).toBe(200);
+    expect(res.body).toStrictEqual({ active: false });
   });
 
   it("refuses clients that are not the resource server of that resource", async () => {

@@ -1,11 +1,11 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { decodeProtectedHeader } from "jose";
 import { createTestDatabase } from "../testing/database";
 import { bearer, seedAccount } from "../testing/fixtures";
 import { startOAuthHarness, type OAuthHarness } from "../testing/oauth";
 import { apiAudience } from "../auth/issuer";
 import { issueAccessToken, verifyAccessToken } from "../auth/jwt";
-import { createSigningKey } from "../auth/signing-keys";
+import { JWKS_MAX_AGE_SECONDS, PUBLISH_BEFORE_SIGNING_MS, createSigningKey } from "../auth/signing-keys";
 import { runCommand } from "../cli/commands";
 import type { Database } from "../db/types";
 
@@ -61,25 +61,56 @@ describe("authorization server metadata (RFC 8414)", () => {
   });
 });
 
+describe("JWKS", () => {
+  it("is the same document with the same caching at /.well-known/jwks.json and /api/v1/oauth/jwks", async () => {
+    const wellKnown = await h.fetch(h.as.jwks_uri!);
+    const api = await h.fetch(`${apiAudience()}/oauth/jwks`);
+    expect(wellKnown.status).toBe(200);
+    expect(api.status).toBe(200);
+    expect(wellKnown.headers.get("cache-control")).toBe(`public, max-age=${JWKS_MAX_AGE_SECONDS}`);
+    expect(api.headers.get("cache-control")).toBe(wellKnown.headers.get("cache-control"));
+    expect(api.headers.get("content-type")).toBe(wellKnown.headers.get("content-type"));
+    expect(await api.json()).toEqual(await wellKnown.json());
+  });
+});
+
+/** Runs `fn` with the clock `ms` ahead, as if that much time had passed since the keys were created. */
+async function later<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + ms });
+  try {
+    return await fn();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 describe("signing-key rotation", () => {
-  it("keeps live tokens valid while new tokens are signed with the new key", async () => {
+  it("publishes a new key at once, signs with it only once every cached JWKS can list it, and keeps live tokens valid", async () => {
     const before = await issue();
     const oldKid = kidOf(before);
     const newKid = await createSigningKey(database.db);
     expect(newKid).not.toBe(oldKid);
-
-    const after = await issue();
-    expect(kidOf(after)).toBe(newKid);
-    expect((await verifyAccessToken(database.db, before)).sub).toBe(user.userId);
-    expect(await verifyStatus(before)).toBe(200);
-    expect(await verifyStatus(after)).toBe(200);
     expect(await jwksKids()).toEqual(expect.arrayContaining([oldKid, newKid]));
+    expect(kidOf(await issue())).toBe(oldKid);
+    expect(await later(PUBLISH_BEFORE_SIGNING_MS - 5_000, async () => kidOf(await issue()))).toBe(oldKid);
+
+    const after = await later(PUBLISH_BEFORE_SIGNING_MS + 5_000, async () => {
+      const token = await issue();
+      expect(kidOf(token)).toBe(newKid);
+      expect((await verifyAccessToken(database.db, before)).sub).toBe(user.userId);
+      expect(await verifyStatus(before)).toBe(200);
+      expect(await verifyStatus(token)).toBe(200);
+      return token;
+    });
+    expect(await verifyStatus(after)).toBe(200);
   });
 
-  it("`keys rotate-signing` (CLI) adds the key that signs from then on", async () => {
+  it("`keys rotate-signing` (CLI) adds a key that is published at once and signs after the publication delay", async () => {
     const before = await issue();
     const { kid } = (await runCommand(database.db, ["keys", "rotate-signing"])) as { kid: string };
-    expect(kidOf(await issue())).toBe(kid);
+    expect(await jwksKids()).toContain(kid);
+    expect(kidOf(await issue())).not.toBe(kid);
+    expect(await later(PUBLISH_BEFORE_SIGNING_MS + 5_000, async () => kidOf(await issue()))).toBe(kid);
     expect(await verifyStatus(before)).toBe(200);
   });
 });

@@ -12,6 +12,7 @@ import { rows } from "../db/row-sql";
 import { apiAudience } from "../auth/issuer";
 import { issueAccessToken } from "../auth/jwt";
 import type { Database } from "../db/types";
+import { decideDeviceAuthorization } from "./device";
 import { ACCESS_TOKEN_TYPE } from "./token-exchange";
 
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -23,13 +24,16 @@ const SLUGIFY = "builtin.text.slugify"; // free
 let database: Database;
 let h: OAuthHarness;
 let runtime: RegisteredClient;
+let reports: RegisteredClient;
+let cli: RegisteredClient;
 
 beforeAll(async () => {
   database = await createTestDatabase({ poolSize: 20 });
   await importDemoCatalog(database.db);
   h = await startOAuthHarness(database);
   runtime = await registerClient(database.db, { name: "Agent runtime", type: "confidential", agentRuntime: true });
-  await registerClient(database.db, { name: "Reports API", type: "confidential", resourceServer: true, resources: [RS] });
+  reports = await registerClient(database.db, { name: "Reports API", type: "confidential", resourceServer: true, resources: [RS] });
+  cli = await registerClient(database.db, { name: "Agent CLI", type: "public", grants: ["device_code", "refresh_token"] });
 });
 
 type User = Awaited<ReturnType<typeof seedAccount>>;
@@ -71,7 +75,8 @@ async function call(token: string, toolId: string, parameters: Record<string, un
 describe("token exchange (RFC 8693) driven by oauth4webapi", () => {
   it("issues a delegation token with the requested claims, audience and no refresh token", async () => {
     const user = await newUser();
-    const tokens = await exchange(await userToken(user, "tools:read tools:execute usage:read"), {
+    const subject = await userToken(user, "tools:read tools:execute usage:read");
+    const tokens = await exchange(subject, {
       scope: "tools:execute",
       model: "gpt-test",
       run_id: "run-42",
@@ -96,6 +101,7 @@ describe("token exchange (RFC 8693) driven by oauth4webapi", () => {
       max_credits: 25,
       tool_ids: [LOAN, SLUGIFY],
       provider_ids: ["tollgate-builtin"],
+      parent_jti: decodeJwt(subject).jti,
     });
     const spend = await database.db.select().from(delegationSpend).where(eq(delegationSpend.jti, claims.jti!));
     expect(spend[0]).toMatchObject({ accountId: user.accountId, maxCredits: "25.000000", spentCredits: "0.000000" });
@@ -170,6 +176,86 @@ describe("token exchange (RFC 8693) driven by oauth4webapi", () => {
     // At the bounds: accepted.
     const ok = await exchange(subject, { model: "m".repeat(128), run_id: "r".repeat(128), max_credits: "1", tool_ids: Array.from({ length: 100 }, (_, i) => `builtin.t${i}`) });
     expect(ok.access_token).toBeDefined();
+  });
+});
+
+/** A user's tokens from a real grant: the device flow, with a refresh token. */
+async function grantedTokens(user: User) {
+  const started = await oauth
+    .deviceAuthorizationRequest(h.as, cli.client, cli.auth, { scope: "tools:read tools:execute" }, h.http)
+    .then((res) => oauth.processDeviceAuthorizationResponse(h.as, cli.client, res));
+  await decideDeviceAuthorization(database.db, { userCode: started.user_code, userId: user.userId, accountId: user.accountId, approve: true });
+  return oauth.deviceCodeGrantRequest(h.as, cli.client, cli.auth, started.device_code, h.http).then((res) => oauth.processDeviceCodeResponse(h.as, cli.client, res));
+}
+
+const refresh = (refreshToken: string) =>
+  oauth.refreshTokenGrantRequest(h.as, cli.client, cli.auth, refreshToken, h.http).then((res) => oauth.processRefreshTokenResponse(h.as, cli.client, res));
+
+const revoke = (token: string) => oauth.revocationRequest(h.as, cli.client, cli.auth, token, h.http).then(oauth.processRevocationResponse);
+
+/** Delegation tokens exchanged from one subject token: one for Call (this API), one for the Reports API (introspection). */
+async function delegationsFrom(subjectToken: string) {
+  return { call: (await exchange(subjectToken)).access_token, introspect: (await exchange(subjectToken, { resource: RS })).access_token };
+}
+type Delegations = Awaited<ReturnType<typeof delegationsFrom>>;
+
+async function introspect(token: string) {
+  const res = await h.fetch(h.as.introspection_endpoint!, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic(reports.client.client_id, reports.secret!) },
+    body: form({ token, resource: RS }),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+async function expectAccepted(d: Delegations) {
+  expect((await call(d.call, SLUGIFY, { text: "x" })).status).toBe(200);
+  expect(await introspect(d.introspect)).toMatchObject({ active: true });
+}
+
+async function expectRefused(d: Delegations) {
+  const refused = await call(d.call, SLUGIFY, { text: "x" });
+  expect(refused.status).toBe(401);
+  expect(refused.body.message).toBe("The access token this delegation token was exchanged from has been revoked");
+  expect(await introspect(d.introspect)).toStrictEqual({ active: false });
+}
+
+describe("delegation tokens die with the grant they came from", () => {
+  it("revoking the subject access token refuses its delegation tokens at Call and introspection", async () => {
+    const tokens = await grantedTokens(await newUser());
+    const delegations = await delegationsFrom(tokens.access_token);
+    await expectAccepted(delegations);
+    await revoke(tokens.access_token);
+    await expectRefused(delegations);
+  });
+
+  it("reuse of a rotated refresh token revokes the family, and the delegation tokens of each of its access tokens", async () => {
+    const first = await grantedTokens(await newUser());
+    const fromFirst = await delegationsFrom(first.access_token);
+    const second = await refresh(first.refresh_token!);
+    const fromSecond = await delegationsFrom(second.access_token);
+    await expectAccepted(fromFirst);
+    await expectAccepted(fromSecond);
+    expect(await oauthFailure(refresh(first.refresh_token!))).toMatchObject({ status: 400, error: "invalid_grant" });
+    await expectRefused(fromFirst);
+    await expectRefused(fromSecond);
+  });
+
+  it("revoking the refresh token at the revocation endpoint refuses the delegation tokens of its family", async () => {
+    const tokens = await grantedTokens(await newUser());
+    const delegations = await delegationsFrom(tokens.access_token);
+    await expectAccepted(delegations);
+    await revoke(tokens.refresh_token!);
+    await expectRefused(delegations);
+  });
+
+  it("revoking one subject token leaves the delegation tokens of another token of the same user working", async () => {
+    const user = await newUser();
+    const revoked = await grantedTokens(user);
+    const kept = await delegationsFrom((await grantedTokens(user)).access_token);
+    await revoke(revoked.access_token);
+    await expectAccepted(kept);
   });
 });
 

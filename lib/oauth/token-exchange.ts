@@ -43,7 +43,7 @@ export interface TokenExchangeResponse {
  * RFC 8693 token exchange: an Agent Runtime trades a user's access token for a short delegation
  * token, narrowed to a scope, an audience (RFC 8707), optional tool and provider lists and a
  * credit cap. It never outlives the subject token, never exceeds 600 s and never comes with a
- * refresh token.
+ * refresh token; it carries the subject's `jti`, so it dies with it when that is revoked.
  */
 export async function exchangeForDelegationToken(db: Db, input: DelegationRequest): Promise<TokenExchangeResponse> {
   if (!input.client.isAgentRuntime || input.client.type !== "confidential") {
@@ -87,6 +87,7 @@ export async function exchangeForDelegationToken(db: Db, input: DelegationReques
       ...(input.maxCredits !== undefined ? { max_credits: input.maxCredits } : {}),
       ...(input.toolIds?.length ? { tool_ids: input.toolIds } : {}),
       ...(input.providerIds?.length ? { provider_ids: input.providerIds } : {}),
+      parent_jti: subject.jti,
     },
   });
   await db.insert(delegationSpend).values({

@@ -51,7 +51,11 @@ export async function listProviders(db: Db, input: ListProvidersInput): Promise<
   if (input.categories && input.categories.length > 0) where.push(arrayOverlaps(providers.categories, input.categories));
   if (input.query) {
     const pattern = likePattern(input.query);
-    const text = or(ilike(providers.id, pattern), ilike(providers.name, pattern), ilike(providers.description, pattern), sql`${providers.i18n}::text ilike ${pattern}`);
+    // Translated texts match by their values ({lang: {name, description}}), never by key names.
+    const translated = sql`exists (select 1 from jsonb_each(${providers.i18n}) l,
+                     jsonb_each_text(case when jsonb_typeof(l.value) = 'object' then l.value else '{}'::jsonb end) t
+               where t.value ilike ${pattern})`;
+    const text = or(ilike(providers.id, pattern), ilike(providers.name, pattern), ilike(providers.description, pattern), translated);
     if (text) where.push(text);
   }
   const sortColumn = { name: sql`lower(${providers.name})`, id: sql`${providers.id}`, tool_count: toolCount, created_at: sql`${providers.createdAt}` }[input.sortBy];

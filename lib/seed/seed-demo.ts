@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Db } from "../db/types";
 import { createAccount } from "../accounts/create-account";
 import { createUser } from "../accounts/create-user";
-import { createApiKey } from "../auth/api-keys";
+import { createApiKey, isLiveApiKey } from "../auth/api-keys";
 import { hasAnyAccount } from "../auth/app-secret";
 import { importCatalog } from "../catalog/import";
 import { loadManifestFile } from "../catalog/load";
@@ -16,7 +16,8 @@ export interface DemoCredentials {
   account_id: string;
   email: string;
   password: string;
-  api_key: string;
+  /** Absent when the demo key has been revoked. */
+  api_key?: string;
   support_email: string;
   support_password: string;
 }
@@ -33,11 +34,15 @@ export async function syncDemoCatalog(db: Db) {
 export async function seedDemoIfEmpty(db: Db, dataDir: string): Promise<{ created: boolean; credentials?: DemoCredentials }> {
   const file = path.join(dataDir, "demo-credentials.json");
   if (await hasAnyAccount(db)) {
+    let saved: DemoCredentials;
     try {
-      return { created: false, credentials: JSON.parse(fs.readFileSync(file, "utf8")) as DemoCredentials };
+      saved = JSON.parse(fs.readFileSync(file, "utf8")) as DemoCredentials;
     } catch {
       return { created: false };
     }
+    // A demo key revoked since is not advertised again.
+    const keyWorks = saved.api_key !== undefined && (await isLiveApiKey(db, saved.api_key));
+    return { created: false, credentials: keyWorks ? saved : { ...saved, api_key: undefined } };
   }
   const { account_id } = await createAccount(db, { name: "Demo", credits: "1000" });
   await createUser(db, { accountId: account_id, email: DEMO_USER.email, password: DEMO_USER.password, role: "owner" });

@@ -3,7 +3,7 @@ import http from "node:http";
 import path from "node:path";
 import next from "next";
 import { getRequestListener } from "@hono/node-server";
-import { env, dataDir } from "../env";
+import { env, dataDir, publicUrl } from "../env";
 import { logger } from "../log";
 import { createApiApp, isApiPath } from "../api/app";
 import { bootstrap } from "./bootstrap";
@@ -30,12 +30,18 @@ async function main() {
 
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : e.PORT;
-  const lines = [`Tollgate listening on http://localhost:${port} (${database.kind === "pglite" ? `embedded database in ${dataDir()}` : "PostgreSQL"})`];
+  // The address users should open: PUBLIC_URL when it is set (e.g. behind a proxy), else this port.
+  const base = e.PUBLIC_URL ? publicUrl() : `http://localhost:${port}`;
+  const lines = [`Tollgate listening on ${base} (${database.kind === "pglite" ? `embedded database in ${dataDir()}` : "PostgreSQL"})`];
   if (credentials) {
     lines.push(
       `  Dashboard login: ${credentials.email} / ${credentials.password}   (support: ${credentials.support_email} / ${credentials.support_password})`,
-      `  Demo API key:    ${credentials.api_key}`,
-      `  Try: curl -s -X POST http://localhost:${port}/api/v1/search -H "Authorization: Bearer ${credentials.api_key}" -H "Content-Type: application/json" -d '{"query":"convert celsius to fahrenheit"}'`,
+      ...(credentials.api_key
+        ? [
+            `  Demo API key:    ${credentials.api_key}`,
+            `  Try: curl -s -X POST ${base}/api/v1/search -H "Authorization: Bearer ${credentials.api_key}" -H "Content-Type: application/json" -d '{"query":"convert celsius to fahrenheit"}'`,
+          ]
+        : ["  Demo API key:    revoked; create a key in the dashboard (API keys) or with `npm run cli -- keys create`"]),
     );
   }
   process.stdout.write(`${lines.join("\n")}\n`);

@@ -86,18 +86,18 @@ const revoke = createRoute({
 });
 
 export function registerApiKeys(app: ApiApp) {
-  app.openapi(list, async (c) => apiOk(c, { items: await listApiKeys(c.get("db"), { accountId: c.get("auth").accountId }) }));
+  app.openapi(list, async (c) => apiOk(c, { items: await listApiKeys(c.env.db, { accountId: c.get("auth").accountId }) }));
 
   app.openapi(create, async (c) => {
     const { name } = c.req.valid("json");
-    return apiOk(c, await createApiKey(c.get("db"), { accountId: c.get("auth").accountId, name }));
+    return apiOk(c, await createApiKey(c.env.db, { accountId: c.get("auth").accountId, name }));
   });
 
   app.openapi(revoke, async (c) => {
     const { api_key_id: id } = c.req.valid("param");
     // Another account's key and a malformed id look the same to the caller: not found.
     if (!UUID.test(id)) throw notFound(`API key ${id} not found`);
-    const result = await revokeApiKey(c.get("db"), { id, accountId: c.get("auth").accountId });
+    const result = await revokeApiKey(c.env.db, { id, accountId: c.get("auth").accountId });
     return apiOk(c, { api_key_id: result.api_key_id, revoked: true as const });
   });
 }

@@ -42,6 +42,6 @@ const credits = createRoute({
 });
 
 export function registerCreditsBalance(app: ApiApp) {
-  app.openapi(authCredits, async (c) => apiOk(c, await getBalance(c.get("db"), c.get("auth").accountId)));
-  app.openapi(credits, async (c) => apiOk(c, await getBalance(c.get("db"), c.get("auth").accountId)));
+  app.openapi(authCredits, async (c) => apiOk(c, await getBalance(c.env.db, c.get("auth").accountId)));
+  app.openapi(credits, async (c) => apiOk(c, await getBalance(c.env.db, c.get("auth").accountId)));
 }

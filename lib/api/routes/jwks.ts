@@ -1,7 +1,8 @@
-// GET /api/v1/oauth/jwks — public keys that verify access tokens
+// GET /api/v1/oauth/jwks — public keys that verify access tokens (also at /.well-known/jwks.json)
 import { createRoute, z } from "@hono/zod-openapi";
-import { publicJwks } from "../../auth/signing-keys";
-import type { ApiApp } from "../../http/context";
+import type { Context } from "hono";
+import { JWKS_MAX_AGE_SECONDS, publicJwks } from "../../auth/signing-keys";
+import type { ApiApp, ApiEnv } from "../../http/context";
 
 export const JwksSchema = z.object({ keys: z.array(z.record(z.string(), z.unknown())) }).openapi("JWKS");
 
@@ -14,9 +15,15 @@ const route = createRoute({
   responses: { 200: { description: "JWKS", content: { "application/json": { schema: JwksSchema } } } },
 });
 
+/**
+ * Both JWKS addresses answer with this handler: the same keys and the same max-age, which is the
+ * caching that signing-key rotation waits out (`PUBLISH_BEFORE_SIGNING_MS`).
+ */
+export async function jwksHandler(c: Context<ApiEnv>) {
+  c.header("Cache-Control", `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
+  return c.json(await publicJwks(c.env.db), 200);
+}
+
 export function registerJwks(app: ApiApp) {
-  app.openapi(route, async (c) => {
-    c.header("Cache-Control", "public, max-age=300");
-    return c.json(await publicJwks(c.get("db")), 200);
-  });
+  app.openapi(route, jwksHandler);
 }

@@ -6,6 +6,7 @@ import { bearer, seedAccount } from "../../testing/fixtures";
 import { importDemoCatalog } from "../../testing/catalog";
 import { grantCredits } from "../../billing/grant-credits";
 import { grantAt, writePastEvents, type WrittenEvent } from "../../audit/testing-history";
+import { parseCsv } from "../../testing/csv";
 import { rows } from "../../db/row-sql";
 import { newId } from "../../ids";
 import type { Database } from "../../db/types";
@@ -109,6 +110,8 @@ describe("GET /auth/credits/ledger", () => {
     ["min_credits=-1", /Invalid min_credits: -1\. Credit bounds must be greater than or equal to 0/],
     ["max_credits=-3", /Invalid max_credits/],
     ["min_credits=5&max_credits=2", /must not be greater than max_credits/],
+    ["min_credits=five", /Invalid min_credits: "five"\. Credit bounds must be decimal numbers greater than or equal to 0/],
+    ["max_credits=0x10", /Invalid max_credits: "0x10"/],
     ["start_date=31/12/2026", /Invalid start_date/],
     ["summary=true&bucket=minute", /Invalid bucket/],
   ];
@@ -120,8 +123,53 @@ describe("GET /auth/credits/ledger", () => {
       expect(body.message).toMatch(message);
     });
   }
-  it("answers a non-numeric credit bound with 422", async () => {
-    expect((await get("/auth/credits/ledger?min_credits=five")).status).toBe(422);
+  it("treats an empty credit bound as absent", async () => {
+    expect((await get("/auth/credits/ledger?min_credits=&max_credits=")).body.data.total).toBe(5);
+  });
+
+  it("caps limit at 50 (page_size reports it) and refuses limit=0 or a non-integer limit with 422", async () => {
+    const many = await seedAccount(database.db);
+    for (let i = 0; i < 55; i++) await grantAt(database.db, many.accountId, new Date(Date.now() - (i + 1) * 60_000), "1");
+    const capped = (await get("/auth/credits/ledger?limit=80", many.accessToken)).body.data;
+    expect(capped).toMatchObject({ total: 55, page_size: 50 });
+    expect(capped.items).toHaveLength(50);
+    expect((await get("/auth/credits/ledger?limit=50", many.accessToken)).body.data.items).toHaveLength(50);
+    expect((await get("/auth/credits/ledger?limit=49", many.accessToken)).body.data.items).toHaveLength(49);
+    for (const q of ["limit=0", "limit=-1", "limit=2.5", "limit=abc"]) {
+      const { status, body } = await get(`/auth/credits/ledger?${q}`, many.accessToken);
+      expect(status, q).toBe(422);
+      expect(body.detail[0]).toMatchObject({ loc: expect.arrayContaining(["query", "limit"]) });
+    }
+  });
+
+  it("extends a date-only end_date to the end of that day (and no further)", async () => {
+    const edge = await seedAccount(database.db);
+    const d = today - 3 * DAY;
+    const atStart = await grantAt(database.db, edge.accountId, new Date(d), "1");
+    const lastMoment = await grantAt(database.db, edge.accountId, new Date(d + DAY - 1), "2");
+    await grantAt(database.db, edge.accountId, new Date(d + DAY), "4");
+    await grantAt(database.db, edge.accountId, new Date(d - 1), "8");
+    const day = (await get(`/auth/credits/ledger?start_date=${isoDay(d)}&end_date=${isoDay(d)}`, edge.accessToken)).body.data;
+    expect(day.items.map((i: { id: string }) => i.id)).toEqual([lastMoment, atStart]);
+    const datetime = (await get(`/auth/credits/ledger?start_date=${isoDay(d)}&end_date=${isoDay(d)}T00:00:00Z`, edge.accessToken)).body.data;
+    expect(datetime.items.map((i: { id: string }) => i.id)).toEqual([atStart]);
+  });
+
+  it("honours an explicit bucket=week: Monday-based weeks, the first one starting before start_date, counting only the window", async () => {
+    const weekly = await seedAccount(database.db);
+    const todayDate = new Date(today);
+    const monday = today - ((todayDate.getUTCDay() + 6) % 7) * DAY - 14 * DAY;
+    await grantAt(database.db, weekly.accountId, new Date(monday + HOUR), "1");
+    await grantAt(database.db, weekly.accountId, new Date(monday + 6 * DAY + 23 * HOUR), "2");
+    await grantAt(database.db, weekly.accountId, new Date(monday + 7 * DAY), "4");
+    await grantAt(database.db, weekly.accountId, new Date(monday + 10 * DAY), "8");
+    const s = (await get(`/auth/credits/ledger?summary=true&bucket=week&start_date=${isoDay(monday + 2 * DAY)}&end_date=${isoDay(monday + 10 * DAY)}`, weekly.accessToken)).body.data.summary;
+    expect(s.bucket).toBe("week");
+    expect(s.total_entries).toBe(3);
+    expect(s.buckets.map((b: { bucket_start: string; entry_count: number; granted_credits: number }) => [b.bucket_start, b.entry_count, b.granted_credits])).toEqual([
+      [new Date(monday).toISOString(), 1, 2],
+      [new Date(monday + 7 * DAY).toISOString(), 2, 12],
+    ]);
   });
 
   it("summarises the last 24 hours without dates (2.7 ledger summary)", async () => {
@@ -199,6 +247,61 @@ describe("GET /auth/credits/ledger/export", () => {
   });
 });
 
+describe("GET /auth/credits/ledger/export: quoting, formula guard, isolation", () => {
+  it("quotes per RFC 4180 and prefixes formula-like text with a quote, leaving negative amounts alone", async () => {
+    const csvAcct = await seedAccount(database.db);
+    const t = Date.now() - 3 * HOUR;
+    const quoted = await grantAt(database.db, csvAcct.accountId, new Date(t), "10", 'Refund "A", part 1\nsecond line');
+    const hyperlink = await grantAt(database.db, csvAcct.accountId, new Date(t + 60_000), "1", '=HYPERLINK("http://evil.example","click")');
+    const plus = await grantAt(database.db, csvAcct.accountId, new Date(t + 120_000), "1", "+SUM(1,2)");
+    const at = await grantAt(database.db, csvAcct.accountId, new Date(t + 180_000), "1", "@cmd");
+    const minus = await grantAt(database.db, csvAcct.accountId, new Date(t + 240_000), "1", "-2+3");
+    const tab = await grantAt(database.db, csvAcct.accountId, new Date(t + 300_000), "1", "\tindent");
+    const [charge] = await writePastEvents(database.db, csvAcct.accountId, [{ at: new Date(t + 360_000), amount: "2.5" }]);
+
+    const res = await fetch(`${server.url}/api/v1/auth/credits/ledger/export`, { headers: bearer(csvAcct.accessToken) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-disposition")).toMatch(/attachment; filename="credits-ledger-.*\.csv"/);
+    const [header, ...data] = parseCsv(await res.text());
+    const col = (name: string) => header.indexOf(name);
+    expect(data.map((r) => r[0])).toEqual([charge.ledgerId, tab, minus, at, plus, hyperlink, quoted]);
+    const byId = new Map(data.map((r) => [r[0], r]));
+    const description = (id: string) => byId.get(id)![col("description")];
+    expect(description(quoted)).toBe('Refund "A", part 1\nsecond line');
+    expect(description(hyperlink)).toBe(`'=HYPERLINK("http://evil.example","click")`);
+    expect(description(plus)).toBe("'+SUM(1,2)");
+    expect(description(at)).toBe("'@cmd");
+    expect(description(minus)).toBe("'-2+3");
+    expect(description(tab)).toBe("'\tindent");
+    const consume = byId.get(charge.ledgerId!)!;
+    expect([consume[col("entry_type")], consume[col("amount_credits")], consume[col("balance_before")], consume[col("balance_after")]]).toEqual([
+      "consume_tool_execute",
+      "-2.5",
+      "15",
+      "12.5",
+    ]);
+    expect(JSON.parse(consume[col("ledger_metadata")])).toEqual({ credit_split: { bonus: "0", reward: "0", paid: "2.5" } });
+    expect(consume[col("created_at")]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+  });
+
+  it("never exports another account's rows", async () => {
+    const ids = async (token: string) => {
+      const [, ...data] = parseCsv(await (await fetch(`${server.url}/api/v1/auth/credits/ledger/export?scope=all`, { headers: bearer(token) })).text());
+      return data.map((r) => r[0]);
+    };
+    const ledgerOf = async (accountId: string) =>
+      rows<{ id: string }>(await database.db.execute(sql`SELECT id FROM credits_ledger WHERE account_id = ${accountId}`)).map((r) => r.id);
+    expect(new Set(await ids(acct.accessToken))).toEqual(new Set(await ledgerOf(acct.accountId)));
+    expect(new Set(await ids(other.accessToken))).toEqual(new Set(await ledgerOf(other.accountId)));
+  });
+
+  it("answers an invalid credit bound with the 400 -7 wrapper, like the list", async () => {
+    const { status, body } = await get("/auth/credits/ledger/export?min_credits=ten");
+    expect(status).toBe(400);
+    expect(body).toMatchObject({ status: "failure", status_code: -7, data: null, message: expect.stringMatching(/Invalid min_credits/) });
+  });
+});
+
 describe("GET /auth/credits/ledger-readiness", () => {
   it("is ready for an account whose history was written by the real Call path", async () => {
     const { status, body } = await get("/auth/credits/ledger-readiness");
@@ -272,6 +375,15 @@ describe("GET /auth/credits/ledger-readiness", () => {
     expect((await get("/auth/credits/ledger-readiness?start_date=tomorrow")).body).toMatchObject({ status_code: -7 });
   });
 
+  it("checks only the caller's account: another account's broken history neither fails nor counts in it", async () => {
+    const mine = (await get("/auth/credits/ledger-readiness")).body.data;
+    const count = async (table: "usage_events" | "credits_ledger", accountId: string) =>
+      rows<{ n: number }>(await database.db.execute(sql`SELECT count(*)::int AS n FROM ${sql.raw(table)} WHERE account_id = ${accountId}`))[0].n;
+    expect(mine).toMatchObject({ ready: true, events_checked: await count("usage_events", acct.accountId), ledger_entries_checked: await count("credits_ledger", acct.accountId) });
+    const theirs = (await get("/auth/credits/ledger-readiness", broken.accessToken)).body.data;
+    expect(theirs).toMatchObject({ ready: false, events_checked: await count("usage_events", broken.accountId), ledger_entries_checked: await count("credits_ledger", broken.accountId) });
+  });
+
   describe("GET /auth/account/settlement-history", () => {
     it("serves closed days from the sealed summary and flags the day that failed readiness as live", async () => {
       const { status, body } = await get("/auth/account/settlement-history?scope=all", broken.accessToken);
@@ -304,6 +416,57 @@ describe("GET /auth/credits/ledger-readiness", () => {
       expect(ranged.ready).toBe(true);
       await expect(database.db.execute(sql`UPDATE ledger_daily_summary SET entry_count = 0 WHERE account_id = ${broken.accountId}`)).rejects.toThrow();
       await expect(database.db.execute(sql`DELETE FROM usage_hourly_rollup WHERE account_id = ${broken.accountId}`)).rejects.toThrow();
+    });
+
+    it("shows only the caller's ledger: another account's entries on the same day never count", async () => {
+      const day = (await get("/auth/account/settlement-history?scope=all")).body.data.items.find((i: { day: string }) => i.day === isoDay(today));
+      const theirs = (await get("/auth/account/settlement-history?scope=all", other.accessToken)).body.data.items;
+      expect(day).toMatchObject({ entry_count: 5, consume_count: 3, grant_count: 2, granted_credits: 120, consumed_credits: 3 });
+      expect(theirs).toEqual([expect.objectContaining({ day: isoDay(today), entry_count: 1, grant_count: 1, granted_credits: 7, consume_count: 0 })]);
+      expect((await get("/auth/account/settlement-history", broken.accessToken)).body.data.items.some((i: { day: string }) => i.day === isoDay(today))).toBe(false);
+    });
+
+    it("computes live only the days a page needs, newest first, however many unsealed days the range holds", async () => {
+      const late = await seedAccount(database.db);
+      const base = today - 12 * DAY;
+      await grantAt(database.db, late.accountId, new Date(base + HOUR), "100");
+      // Ten closed days whose charge had no ledger row when the day was sealed: they fail readiness.
+      const days = Array.from({ length: 10 }, (_, i) => base + (i + 1) * DAY);
+      const charges = await writePastEvents(database.db, late.accountId, days.map((d) => ({ at: new Date(d + 2 * HOUR), amount: "1", skipLedger: true })));
+      const sealedDays = async () =>
+        rows<{ day: string }>(await database.db.execute(sql`SELECT day::text AS day FROM ledger_daily_summary WHERE account_id = ${late.accountId} AND entry_count > 0 ORDER BY day`)).map((r) => r.day);
+      expect((await get("/auth/credits/ledger-readiness", late.accessToken)).body.data.ready).toBe(false);
+      expect(await sealedDays()).toEqual([isoDay(base)]);
+
+      // The missing rows are written late (continuous chain by seq): each day now passes, and is
+      // sealed the first time it is computed live.
+      for (const c of charges) {
+        await database.db.execute(sql`
+          WITH b AS (UPDATE credit_balances SET paid_credits = paid_credits - 1 WHERE account_id = ${late.accountId}
+                     RETURNING paid_credits + bonus_credits + reward_credits AS total_after)
+          INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id, execution_id,
+                                      balance_before, balance_after, description, created_at)
+          SELECT ${newId("led")}, ${late.accountId}, 'consume_tool_execute', -1, 'tollgate', 'execution', ${c.executionId}, ${c.executionId},
+                 total_after + 1, total_after, 'late settlement', ${c.at.toISOString()}::timestamptz FROM b`);
+      }
+
+      const first = (await get("/auth/account/settlement-history?page_size=2", late.accessToken)).body.data;
+      expect(first.items.map((i: { day: string }) => i.day)).toEqual([isoDay(days[9]), isoDay(days[8])]);
+      expect(first.items.every((i: { ready: boolean }) => i.ready)).toBe(true);
+      expect(first.has_more).toBe(true);
+      // The oldest corrected days were not needed for this page, so they were not computed (nor sealed).
+      const afterFirst = await sealedDays();
+      for (const d of days.slice(0, 4)) expect(afterFirst).not.toContain(isoDay(d));
+
+      const seen: string[] = first.items.map((i: { day: string }) => i.day);
+      for (let cursor = first.next_cursor; cursor; ) {
+        const next = (await get(`/auth/account/settlement-history?page_size=2&cursor=${cursor}`, late.accessToken)).body.data;
+        expect(next.items.length).toBeGreaterThan(0);
+        seen.push(...next.items.map((i: { day: string }) => i.day));
+        cursor = next.next_cursor;
+      }
+      expect(seen).toEqual([...days].reverse().map(isoDay).concat(isoDay(base)));
+      expect(await sealedDays()).toEqual([base, ...days].map(isoDay));
     });
 
     it("computes today's open day live", async () => {

@@ -8,7 +8,7 @@ import { ownersOfLedgerEntry } from "../../audit/access";
 import { exportLedgerCsv } from "../../audit/exports";
 import { getLedgerEntry, listLedgerEntries } from "../../audit/ledger-history";
 import { LedgerExportQuery, LedgerListQuery, ledgerFilters } from "../../audit/query-schemas";
-import { auditAccount, auditErrorResponses, csvHeaders } from "../../audit/route-support";
+import { auditErrorResponses, auditRead, csvHeaders } from "../../audit/route-support";
 import { LedgerItemSchema, LedgerListSchema } from "../../audit/schemas";
 import { parseBucket } from "../../audit/time-window";
 
@@ -67,33 +67,34 @@ export function registerLedgerEntries(app: ApiApp) {
     const q = c.req.valid("query");
     const filters = ledgerFilters(q);
     const bucket = parseBucket(q.bucket);
-    const accountId = await auditAccount(c, { accountId: q.account_id });
-    const data = await listLedgerEntries(c.get("db"), accountId, {
-      startDate: q.start_date,
-      endDate: q.end_date,
-      tz: q.tz,
-      filters,
-      page: q.page,
-      pageSize: q.page_size,
-      limit: q.limit,
-      summary: q.summary,
-      bucket,
-    });
+    const data = await auditRead(c, { accountId: q.account_id }, (accountId) =>
+      listLedgerEntries(c.env.db, accountId, {
+        startDate: q.start_date,
+        endDate: q.end_date,
+        tz: q.tz,
+        filters,
+        page: q.page,
+        pageSize: q.page_size,
+        limit: q.limit,
+        summary: q.summary,
+        bucket,
+      }),
+    );
     return apiOk(c, data);
   });
 
   app.openapi(exportCsv, async (c) => {
     const q = c.req.valid("query");
     const filters = ledgerFilters({ ...q, scope: q.scope ?? "account_history" });
-    const accountId = await auditAccount(c, { accountId: q.account_id });
-    const stream = await exportLedgerCsv(c.get("db"), accountId, { startDate: q.start_date, endDate: q.end_date, tz: q.tz, filters });
-    return c.body(stream, 200, csvHeaders("credits-ledger")) as never;
+    const open = await auditRead(c, { accountId: q.account_id }, (accountId) =>
+      exportLedgerCsv(c.env.db, accountId, { startDate: q.start_date, endDate: q.end_date, tz: q.tz, filters }),
+    );
+    return c.body(open(), 200, csvHeaders("credits-ledger")) as never;
   });
 
   app.openapi(one, async (c) => {
     const { entry_id: id } = c.req.valid("param");
     const { account_id } = c.req.valid("query");
-    const accountId = await auditAccount(c, { accountId: account_id, owners: ownersOfLedgerEntry(c.get("db"), id) });
-    return apiOk(c, await getLedgerEntry(c.get("db"), accountId, id));
+    return apiOk(c, await auditRead(c, { accountId: account_id, owners: ownersOfLedgerEntry(c.env.db, id) }, (accountId) => getLedgerEntry(c.env.db, accountId, id)));
   });
 }

@@ -6,7 +6,7 @@ import { apiOk } from "../../http/responses";
 import { apiResponse, security } from "../../http/schemas";
 import { ledgerReadiness } from "../../audit/ledger-readiness";
 import { ReadinessQuery } from "../../audit/query-schemas";
-import { auditAccount, auditErrorResponses } from "../../audit/route-support";
+import { auditErrorResponses, auditRead } from "../../audit/route-support";
 import { ReadinessSchema } from "../../audit/schemas";
 
 const route = createRoute({
@@ -32,7 +32,6 @@ const route = createRoute({
 export function registerLedgerReadiness(app: ApiApp) {
   app.openapi(route, async (c) => {
     const q = c.req.valid("query");
-    const accountId = await auditAccount(c, { accountId: q.account_id });
-    return apiOk(c, await ledgerReadiness(c.get("db"), accountId, { startDate: q.start_date, endDate: q.end_date, tz: q.tz }));
+    return apiOk(c, await auditRead(c, { accountId: q.account_id }, (accountId) => ledgerReadiness(c.env.db, accountId, { startDate: q.start_date, endDate: q.end_date, tz: q.tz })));
   });
 }

@@ -213,6 +213,90 @@ describe("support access", () => {
     expect(log[1].query).toMatchObject({ event_id: eventId });
   });
 
+  it("a support user reads a ledger entry by id without naming the account; the read is logged", async () => {
+    const entry = (await get("/auth/credits/ledger?entry_type=consume_tool_execute&limit=1")).body.data.items[0];
+    const n0 = (await logRows()).length;
+    const read = await get(`/auth/credits/ledger/${entry.id}`, support.accessToken);
+    expect(read.status).toBe(200);
+    expect(read.body.data).toEqual(entry);
+    expect((await logRows()).slice(n0)).toEqual([
+      { user_id: support.userId, target_account_id: acct.accountId, resource: "GET /auth/credits/ledger/:entry_id", query: { entry_id: entry.id } },
+    ]);
+  });
+
+  it("support reads of both exports, readiness, settlement history and credits-spent each write one log row and return the target's data", async () => {
+    const n0 = (await logRows()).length;
+    const q = `account_id=${acct.accountId}`;
+    const csv = async (path: string, token: string) => (await fetch(`${server.url}/api/v1${path}`, { headers: bearer(token) })).text();
+    expect(await csv(`/auth/usage/history/v2/export?${q}`, support.accessToken)).toBe(await csv("/auth/usage/history/v2/export", acct.accessToken));
+    expect(await csv(`/auth/credits/ledger/export?${q}`, support.accessToken)).toBe(await csv("/auth/credits/ledger/export", acct.accessToken));
+    // `volatile` fields carry the time of the request, not the account's data.
+    const same = async (path: string, volatile: string[] = []) => {
+      const theirs = await get(`${path}${path.includes("?") ? "&" : "?"}${q}`, support.accessToken);
+      expect(theirs.status, path).toBe(200);
+      const mine = (await get(path)).body.data;
+      expect(theirs.body.data, path).toEqual({ ...mine, ...Object.fromEntries(volatile.map((k) => [k, expect.any(String)])) });
+    };
+    await same("/auth/credits/ledger-readiness", ["end_date", "live_checked_until"]);
+    await same("/auth/account/settlement-history");
+    await same("/auth/usage/credits-spent");
+    const log = (await logRows()).slice(n0);
+    expect(log.map((l) => [l.resource, l.target_account_id])).toEqual([
+      ["GET /auth/usage/history/v2/export", acct.accountId],
+      ["GET /auth/credits/ledger/export", acct.accountId],
+      ["GET /auth/credits/ledger-readiness", acct.accountId],
+      ["GET /auth/account/settlement-history", acct.accountId],
+      ["GET /auth/usage/credits-spent", acct.accountId],
+    ]);
+    expect(log.every((l) => l.user_id === support.userId && l.query.account_id === acct.accountId)).toBe(true);
+  });
+
+  it("a query rejected by validation reads nothing and leaves no log row; only what support was shown is logged", async () => {
+    const n0 = (await logRows()).length;
+    const q = `account_id=${acct.accountId}`;
+    for (const path of [
+      `/auth/usage/history/v2?${q}&start_date=yesterday`,
+      `/auth/usage/history/v2?${q}&summary=true&bucket=month`,
+      `/auth/usage/history/v2/summary?${q}&tz=Mars/Phobos`,
+      `/auth/usage/history/v2/export?${q}&min_credits=-1`,
+      `/auth/credits/ledger?${q}&direction=up`,
+      `/auth/credits/ledger/export?${q}&start_date=2026-13-01`,
+      `/auth/credits/ledger-readiness?${q}&start_date=2026-03-05&end_date=2026-03-01`,
+      `/auth/account/settlement-history?${q}&cursor=zzz`,
+      `/auth/usage/credits-spent?${q}&end_date=soon`,
+    ]) {
+      const { status, body } = await get(path, support.accessToken);
+      expect(status, path).toBe(400);
+      expect(body, path).toMatchObject({ status_code: -7, data: null });
+    }
+    expect((await get(`/auth/credits/ledger/led_nope?${q}`, support.accessToken)).status).toBe(404);
+    expect((await logRows()).length).toBe(n0);
+  });
+
+  it("a support user's lookup finds the owner of an id wherever the lookup itself would: a session only on an execution, a search only on events", async () => {
+    const session = "sess-only-on-execution";
+    const exe = newId("exe");
+    await database.db.execute(sql`
+      INSERT INTO executions (id, account_id, tool_id, session_id, status, success, reason_code, charge_outcome, settled_credits, created_at, settled_at)
+      VALUES (${exe}, ${acct.accountId}, 'builtin.convert.temperature', ${session}, 'settled', true, 'result.valid', 'included', 0, now(), now())`);
+    const [event] = await writePastEvents(database.db, acct.accountId, [{ at: new Date(), eventType: "search", searchId: "srch_only_on_events", sessionId: null }]);
+    const n0 = (await logRows()).length;
+
+    const bySession = await get(`/auth/lookup?id=${session}`, support.accessToken);
+    expect(bySession.status).toBe(200);
+    expect(bySession.body.data).toMatchObject({ resolved_as: "session_id", account_id: acct.accountId, calls: [{ execution_id: exe, session_id: session }] });
+    expect(bySession.body.data).toEqual((await get(`/auth/lookup?id=${session}`)).body.data);
+
+    const bySearch = await get("/auth/lookup?id=srch_only_on_events", support.accessToken);
+    expect(bySearch.status).toBe(200);
+    expect(bySearch.body.data).toMatchObject({ resolved_as: "search_id", account_id: acct.accountId, searches: [{ search_id: "srch_only_on_events", search_event: { id: event.id } }] });
+
+    expect((await logRows()).slice(n0)).toEqual([
+      { user_id: support.userId, target_account_id: acct.accountId, resource: "GET /auth/lookup", query: { id: session } },
+      { user_id: support.userId, target_account_id: acct.accountId, resource: "GET /auth/lookup", query: { id: "srch_only_on_events" } },
+    ]);
+  });
+
   it("reads of the support user's own account are not logged; an unknown account is 404", async () => {
     const n0 = (await logRows()).length;
     expect((await get("/auth/usage/history/v2", support.accessToken)).body.data.total).toBe(0);

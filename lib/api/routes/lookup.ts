@@ -7,7 +7,7 @@ import { apiResponse, security } from "../../http/schemas";
 import { ownersOfAnyId } from "../../audit/access";
 import { lookupId } from "../../audit/lookup";
 import { LookupQuery } from "../../audit/query-schemas";
-import { EXTENSION, auditAccount, auditErrorResponses } from "../../audit/route-support";
+import { EXTENSION, auditErrorResponses, auditRead } from "../../audit/route-support";
 import { LookupSchema } from "../../audit/schemas";
 
 const route = createRoute({
@@ -31,7 +31,6 @@ const route = createRoute({
 export function registerLookup(app: ApiApp) {
   app.openapi(route, async (c) => {
     const q = c.req.valid("query");
-    const accountId = await auditAccount(c, { accountId: q.account_id, owners: ownersOfAnyId(c.get("db"), q.id) });
-    return apiOk(c, await lookupId(c.get("db"), accountId, q.id));
+    return apiOk(c, await auditRead(c, { accountId: q.account_id, owners: ownersOfAnyId(c.env.db, q.id) }, (accountId) => lookupId(c.env.db, accountId, q.id)));
   });
 }

@@ -39,7 +39,7 @@ export function registerOAuthAuthorize(app: ApiApp) {
     route,
     async (c) => {
       const query = c.req.valid("query");
-      const check = await validateAuthorizationRequest(c.get("db"), query);
+      const check = await validateAuthorizationRequest(c.env.db, query);
       c.header("Cache-Control", "no-store");
       if (check.ok) return c.redirect(`${publicUrl()}${consentPagePath(query)}`, 302);
       if ("redirectTo" in check) return c.redirect(check.redirectTo, 302);

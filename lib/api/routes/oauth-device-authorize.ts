@@ -53,8 +53,8 @@ export function registerOAuthDeviceAuthorize(app: ApiApp) {
     route,
     async (c) => {
       const form = c.req.valid("form");
-      const { client } = await authenticateClient(c.get("db"), { authorization: c.req.header("authorization"), clientId: form.client_id });
-      const response = await startDeviceAuthorization(c.get("db"), { client, scope: form.scope, resource: form.resource });
+      const { client } = await authenticateClient(c.env.db, { authorization: c.req.header("authorization"), clientId: form.client_id });
+      const response = await startDeviceAuthorization(c.env.db, { client, scope: form.scope, resource: form.resource });
       c.header("Cache-Control", "no-store");
       return c.json(response, 200);
     },

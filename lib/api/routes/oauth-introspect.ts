@@ -38,7 +38,7 @@ export function registerOAuthIntrospect(app: ApiApp) {
   app.openapi(
     route,
     async (c) => {
-      const db = c.get("db");
+      const db = c.env.db;
       const form = c.req.valid("form");
       const authorization = c.req.header("authorization");
       if (!authorization) throw oauthError("invalid_client", "Introspection requires HTTP Basic authentication of a Resource Server client");

@@ -29,7 +29,7 @@ export function registerOAuthRevoke(app: ApiApp) {
   app.openapi(
     route,
     async (c) => {
-      const db = c.get("db");
+      const db = c.env.db;
       const form = c.req.valid("form");
       const { client } = await authenticateClient(db, { authorization: c.req.header("authorization"), clientId: form.client_id });
       await revokeToken(db, { client, token: form.token });

@@ -66,7 +66,7 @@ export function registerOAuthToken(app: ApiApp) {
   app.openapi(
     route,
     async (c) => {
-      const db = c.get("db");
+      const db = c.env.db;
       const form = c.req.valid("form");
       const authorization = c.req.header("authorization");
       // RFC 6749 section 5.1: token responses must not be cached.

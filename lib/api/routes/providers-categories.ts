@@ -26,7 +26,7 @@ const route = createRoute({
 
 export function registerProvidersCategories(app: ApiApp) {
   app.openapi(route, async (c) => {
-    const items = await listProviderCategories(c.get("db"));
+    const items = await listProviderCategories(c.env.db);
     return apiOk(c, { items, total: items.length });
   });
 }

@@ -78,6 +78,8 @@ describe("GET /providers", () => {
     expect(idsOf((await list("?query=气候")).body)).toEqual(["acme-weather"]);
     expect(idsOf((await list("?query=100%25")).body)).toEqual(["zeta-maps"]);
     expect(idsOf((await list("?query=nothing-like-this")).body)).toEqual([]);
+    // Key names of the translations ({"zh": {"name": ...}}) are not text to match.
+    expect(idsOf((await list("?query=description")).body)).toEqual([]);
   });
 
   it("pages with skip and limit and reports the total", async () => {

@@ -63,7 +63,7 @@ const route = createRoute({
 export function registerProviders(app: ApiApp) {
   app.openapi(route, async (c) => {
     const q = c.req.valid("query");
-    const { items, total } = await listProviders(c.get("db"), {
+    const { items, total } = await listProviders(c.env.db, {
       categories: q.categories,
       query: q.query,
       skip: q.skip,

@@ -29,7 +29,7 @@ export function registerResultsDownload(app: ApiApp) {
   app.openapi(route, async (c) => {
     const { execution_id } = c.req.valid("param");
     const { expires, sig } = c.req.valid("query");
-    const access = await openStoredResult(c.get("db"), execution_id, expires, sig);
+    const access = await openStoredResult(c.env.db, execution_id, expires, sig);
     if (!access.ok) {
       if (access.reason === "not_found") return publicApiError(c, 404, "The result content is no longer stored");
       return publicApiError(c, 403, access.reason === "expired" ? "This download URL has expired" : "Invalid download URL signature");

@@ -36,7 +36,7 @@ export function registerSearch(app: ApiApp) {
   app.openapi(route, async (c) => {
     const request = c.req.valid("json");
     const auth = c.get("auth");
-    const { outcome, response } = await searchTools(c.get("db"), {
+    const { outcome, response } = await searchTools(c.env.db, {
       accountId: auth.accountId,
       apiKeyId: auth.kind === "api_key" ? auth.apiKeyId : null,
       request,

@@ -5,7 +5,7 @@ import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
 import { apiResponse, security } from "../../http/schemas";
 import { SettlementHistoryQuery } from "../../audit/query-schemas";
-import { auditAccount, auditErrorResponses } from "../../audit/route-support";
+import { auditErrorResponses, auditRead } from "../../audit/route-support";
 import { SettlementHistorySchema } from "../../audit/schemas";
 import { settlementHistory } from "../../audit/settlement-history";
 
@@ -30,7 +30,9 @@ const route = createRoute({
 export function registerSettlementHistory(app: ApiApp) {
   app.openapi(route, async (c) => {
     const q = c.req.valid("query");
-    const accountId = await auditAccount(c, { accountId: q.account_id });
-    return apiOk(c, await settlementHistory(c.get("db"), accountId, { startDate: q.start_date, endDate: q.end_date, scope: q.scope, cursor: q.cursor, pageSize: q.page_size }));
+    const data = await auditRead(c, { accountId: q.account_id }, (accountId) =>
+      settlementHistory(c.env.db, accountId, { startDate: q.start_date, endDate: q.end_date, scope: q.scope, cursor: q.cursor, pageSize: q.page_size }),
+    );
+    return apiOk(c, data);
   });
 }

@@ -38,7 +38,7 @@ export function registerToolsByIds(app: ApiApp) {
   app.openapi(route, async (c) => {
     const request = c.req.valid("json");
     const auth = c.get("auth");
-    const result = await inspectTools(c.get("db"), {
+    const result = await inspectTools(c.env.db, {
       accountId: auth.accountId,
       apiKeyId: auth.kind === "api_key" ? auth.apiKeyId : null,
       request,

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { createTestDatabase } from "../../testing/database";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { bearer, seedAccount } from "../../testing/fixtures";
@@ -12,6 +12,7 @@ import { closedPort, fakeTool, fakeUpstreamManifest, startFakeUpstream, type Fak
 import { assertLedgerInvariants } from "../../testing/invariants";
 import { appSecrets, creditBalances, creditsLedger, executions, usageEvents } from "../../db/schema";
 import { rows } from "../../db/row-sql";
+import { sweepExpiredReservations } from "../../billing/sweep-reservations";
 import type { Database } from "../../db/types";
 
 // Truncated results are written under DATA_DIR/results: keep them out of the working tree.
@@ -28,6 +29,7 @@ const GUARDED_NAME = "fake-guarded-name";
 const DOWN = "fake-down";
 const tool = (name: string) => fakeTool(FAKE, name);
 const COMPOUND = "builtin.finance.compound_interest";
+const PATIENT_SLOW = "fake-patient.slow";
 const COMPOUND_PARAMS = { principal: 100, annual_rate_percent: 5, years: 2 };
 
 beforeAll(async () => {
@@ -39,6 +41,28 @@ beforeAll(async () => {
   await importManifest(database.db, fakeUpstreamManifest(upstream.url, { providerId: GUARDED, allowPrivateNetwork: false }));
   await importManifest(database.db, fakeUpstreamManifest(upstream.url.replace("127.0.0.1", "localhost"), { providerId: GUARDED_NAME, allowPrivateNetwork: false }));
   await importManifest(database.db, fakeUpstreamManifest(`http://127.0.0.1:${await closedPort()}`, { providerId: DOWN }));
+  await importManifest(database.db, {
+    providers: [
+      {
+        id: "fake-patient",
+        name: "Patient upstream",
+        transport: "http",
+        base_url: upstream.url,
+        allow_private_network: true,
+        tools: [
+          {
+            id: PATIENT_SLOW,
+            name: "Slow answer",
+            description: "Answers after ms milliseconds",
+            params: [{ name: "ms", type: "integer", description: "delay" }],
+            billing_rule: { unit: "call", amount_credits: 1 },
+            timeout_ms: 10_000,
+            execution: { method: "GET", path: "/slow", query: ["ms"] },
+          },
+        ],
+      },
+    ],
+  });
   server = await startTestServer(database);
 });
 
@@ -296,7 +320,7 @@ describe("Call: contract errors", () => {
     expect(body).toMatchObject({ success: false, cost: 0 });
     expect(body.error_message).toMatch(/Invalid parameters/);
     const byType = Object.fromEntries(body.details.map((d: { type: string }) => [d.type, d]));
-    expect(byType.missing).toEqual({ type: "missing", loc: ["body", "parameters", "city"], msg: expect.stringContaining("city") });
+    expect(byType.missing).toEqual({ type: "missing", loc: ["body", "parameters", "city"], msg: expect.stringContaining("city"), input: { units: "kelvin", extra: 1 } });
     expect(byType.value_error).toEqual({ type: "value_error", loc: ["body", "parameters", "units"], msg: expect.stringContaining("metric"), input: "kelvin" });
     expect(byType.extra_forbidden).toMatchObject({ loc: ["body", "parameters", "extra"], input: 1, msg: expect.stringContaining("another tool") });
     const [event] = await eventsOf(body.execution_id);
@@ -488,6 +512,17 @@ describe("Call: idempotency", () => {
     await assertLedgerInvariants(database.db, a.accountId);
   });
 
+  it("a retried summary-mode Call gets the same reduced body, not the full one", async () => {
+    const a = await account("10");
+    const req = { tool_id: COMPOUND, parameters: COMPOUND_PARAMS, respond_with: "summary" };
+    const first = await call(a.apiKey, req, { headers: { "Idempotency-Key": "summary-1" } });
+    const second = await call(a.apiKey, req, { headers: { "Idempotency-Key": "summary-1" } });
+    expect(first.body).not.toHaveProperty("billing");
+    expect(first.body).not.toHaveProperty("execution_outcome");
+    expect(second.body).toEqual(first.body);
+    expect(await ledgerCount(a.accountId)).toBe(2);
+  });
+
   it("keys are scoped to the account", async () => {
     const a = await account("10");
     const b = await account("10");
@@ -496,6 +531,43 @@ describe("Call: idempotency", () => {
     const fromB = await call(b.apiKey, req, { headers: { "Idempotency-Key": "shared-key" } });
     expect(fromB.body.execution_id).not.toBe(fromA.body.execution_id);
     expect(fromB.body.remaining_credits).toBe(9);
+  });
+});
+
+describe("Call: a reservation released while the Call runs", () => {
+  it("answers not charged, withholds the result, and leaves the sweeper's record as the only one", async () => {
+    const a = await account("10");
+    const pending = call(a.apiKey, { tool_id: PATIENT_SLOW, parameters: { ms: 1500 } });
+    let id: string | undefined;
+    for (let i = 0; i < 200 && !id; i++) {
+      const held = await database.db
+        .select({ id: executions.id })
+        .from(executions)
+        .where(and(eq(executions.accountId, a.accountId), eq(executions.status, "reserved")));
+      id = held[0]?.id;
+      if (!id) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(id).toBeDefined();
+    // As if this process had hung past the reservation's expiry: another instance's sweeper releases it.
+    await database.db.update(executions).set({ reservationExpiresAt: new Date(Date.now() - 1000) }).where(eq(executions.id, id!));
+    expect(await sweepExpiredReservations(database.db)).toBe(1);
+
+    const { status, body } = await pending;
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      execution_id: id,
+      success: false,
+      cost: 0,
+      result: { data: {} },
+      remaining_credits: 10,
+      execution_outcome: { reason_code: "transport.execution_failed", charge_outcome: "failed_not_charged" },
+    });
+    expect(await ledgerOf(id!)).toHaveLength(0);
+    const events = await eventsOf(id!);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ chargeOutcome: "failed_not_charged", reasonCode: "transport.execution_failed" });
+    expect(await balanceOf(a.accountId)).toMatchObject({ reservedCredits: "0.000000", bonusCredits: "10.000000" });
+    await assertLedgerInvariants(database.db, a.accountId);
   });
 });
 

@@ -96,7 +96,7 @@ export function registerToolsExecute(app: ApiApp) {
       const query = c.req.valid("query");
       const headers = c.req.valid("header");
       const caller = callerOf(c.get("auth"));
-      const { status, body: response } = await callTool(c.get("db"), caller, {
+      const { status, body: response } = await callTool(c.env.db, caller, {
         toolId: query.tool_id ?? body.tool_id,
         parameters: body.parameters,
         searchId: body.search_id,

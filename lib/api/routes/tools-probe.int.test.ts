@@ -51,7 +51,8 @@ describe("Probe: schema check", () => {
         { type: "value_error", loc: ["body", "parameters", "weight_kg"], msg: expect.stringContaining("number"), input: "heavy" },
         { type: "value_error", loc: ["body", "parameters", "standard"], msg: expect.stringContaining('"who", "china"'), input: "mars" },
         { type: "extra_forbidden", loc: ["body", "parameters", "shoe_size"], msg: expect.stringContaining("unknown parameter"), input: 44 },
-        { type: "one_of_required", loc: ["body", "parameters"], msg: "one of height_cm, height_in is required" },
+        // Every detail has an input: for an unsatisfied group, the parameters that lack it.
+        { type: "one_of_required", loc: ["body", "parameters"], msg: "one of height_cm, height_in is required", input: { weight_kg: "heavy", standard: "mars", shoe_size: 44 } },
       ]),
     );
   });
@@ -61,6 +62,7 @@ describe("Probe: schema check", () => {
     expect(body.schema.valid).toBe(false);
     expect(body.schema.details.map((d: { loc: string[] }) => d.loc.at(-1)).sort()).toEqual(["annual_rate_percent", "months"]);
     expect(body.schema.details.every((d: { type: string }) => d.type === "missing")).toBe(true);
+    expect(body.schema.details.every((d: { input: unknown }) => JSON.stringify(d.input) === '{"principal":1000}')).toBe(true);
   });
 });
 

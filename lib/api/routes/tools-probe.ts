@@ -57,7 +57,7 @@ export function registerToolsProbe(app: ApiApp) {
     async (c) => {
       const { tool_id } = c.req.valid("query");
       const body = c.req.valid("json") ?? { parameters: {} };
-      const result = await probeTool(c.get("db"), { toolId: tool_id, parameters: body.parameters ?? {}, checks: body.checks, liveBudget: body.live_budget });
+      const result = await probeTool(c.env.db, { toolId: tool_id, parameters: body.parameters ?? {}, checks: body.checks, liveBudget: body.live_budget });
       if (result.kind === "invalid") return publicApiError(c, 400, result.message);
       if (result.kind === "not_found") return publicApiError(c, 404, result.message);
       return c.json(result.body, 200);

@@ -5,7 +5,7 @@ import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
 import { apiResponse, security } from "../../http/schemas";
 import { CreditsSpentQuery } from "../../audit/query-schemas";
-import { auditAccount, auditErrorResponses } from "../../audit/route-support";
+import { auditErrorResponses, auditRead } from "../../audit/route-support";
 import { CreditsSpentSchema } from "../../audit/schemas";
 import { creditsSpent } from "../../audit/usage-history";
 
@@ -29,7 +29,9 @@ const route = createRoute({
 export function registerUsageCreditsSpent(app: ApiApp) {
   app.openapi(route, async (c) => {
     const q = c.req.valid("query");
-    const accountId = await auditAccount(c, { accountId: q.account_id });
-    return apiOk(c, await creditsSpent(c.get("db"), accountId, { startDate: q.start_date, endDate: q.end_date, tz: q.tz, kind: q.kind, chargeOutcome: q.charge_outcome }));
+    const data = await auditRead(c, { accountId: q.account_id }, (accountId) =>
+      creditsSpent(c.env.db, accountId, { startDate: q.start_date, endDate: q.end_date, tz: q.tz, kind: q.kind, chargeOutcome: q.charge_outcome }),
+    );
+    return apiOk(c, data);
   });
 }

@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from "../../testing/server";
 import { bearer, seedAccount } from "../../testing/fixtures";
 import { importDemoCatalog } from "../../testing/catalog";
 import { grantAt, writePastEvents, type WrittenEvent } from "../../audit/testing-history";
+import { parseCsv } from "../../testing/csv";
 import { rows } from "../../db/row-sql";
 import type { Database } from "../../db/types";
 
@@ -151,7 +152,6 @@ describe("GET /auth/usage/history/v2: list", () => {
     "success=maybe",
     "include_details=yes",
     "api_key_id=not-a-uuid",
-    "min_credits=abc",
   ];
   for (const query of validation) {
     it(`answers ${query} with 422 HTTPValidationError`, async () => {
@@ -171,10 +171,11 @@ describe("GET /auth/usage/history/v2: list", () => {
     ["max_credits=-0.5", /Invalid max_credits/],
     ["tz=Mars/Phobos&summary=true", /Invalid tz/],
     ["start_date=2026-03-05&end_date=2026-03-01", /start_date must be earlier than end_date/],
-    ["cursor=abc", /./],
+    ["min_credits=abc", /Invalid min_credits: "abc"\. Credit bounds must be decimal numbers greater than or equal to 0/],
+    ["max_credits=1e3", /Invalid max_credits: "1e3"/],
+    ["min_credits=1&max_credits=Infinity", /Invalid max_credits/],
   ];
   for (const [query, message] of invalid) {
-    if (query.startsWith("cursor")) continue;
     it(`answers ${query} with the 400 -7 wrapper`, async () => {
       const { status, body } = await get(`/auth/usage/history/v2?${query}`);
       expect(status).toBe(400);
@@ -277,9 +278,21 @@ describe("usage summary", () => {
     expect(exactly3.bucket).toBe("hour");
     const long = (await get(`/auth/usage/history/v2?summary=true&start_date=${day(0)}&end_date=${day(3)}`, past.accessToken)).body.data.summary;
     expect(long.bucket).toBe("day");
+  });
+
+  it("honours an explicit bucket=week: buckets start on Monday 00:00 (UTC here) and count each event in its week", async () => {
     const weekly = (await get(`/auth/usage/history/v2?summary=true&start_date=${day(0)}&end_date=${day(4)}&bucket=week`, past.accessToken)).body.data.summary;
     expect(weekly.bucket).toBe("week");
-    expect(weekly.buckets.reduce((n: number, b: { total_count: number }) => n + b.total_count, 0)).toBe(7);
+    const monday = (ms: number) => {
+      const d = new Date(ms);
+      return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) - ((d.getUTCDay() + 6) % 7) * DAY;
+    };
+    const inWindow = written.filter((e) => e.at.getTime() < base + 5 * DAY);
+    expect(inWindow).toHaveLength(7);
+    const starts: number[] = [];
+    for (let w = monday(base); w < base + 5 * DAY; w += 7 * DAY) starts.push(w);
+    expect(weekly.buckets.map((b: { bucket_start: string }) => b.bucket_start)).toEqual(starts.map((w) => new Date(w).toISOString()));
+    expect(weekly.buckets.map((b: { total_count: number }) => b.total_count)).toEqual(starts.map((w) => inWindow.filter((e) => monday(e.at.getTime()) === w).length));
   });
 
   it("covers the last 24 hours without dates, while items and total cover everything", async () => {
@@ -329,34 +342,50 @@ describe("usage summary", () => {
 });
 
 describe("GET /auth/usage/history/v2/summary: keyset feed", () => {
-  it("pages by an opaque cursor without gaps or repeats while new rows arrive between pages", async () => {
+  it("pages by (created_at, id): a tie split across pages and rows written between pages appear exactly once, in order", async () => {
     const feed = await seedAccount(database.db);
     await grantAt(database.db, feed.accountId, new Date(Date.now() - DAY), "10");
     const t0 = Date.now() - 10 * HOUR;
-    // Two events share one timestamp: the id breaks the tie.
-    const events = await writePastEvents(database.db, feed.accountId, [
+    const tie = new Date(t0 + 1000);
+    const uuid = (n: number) => `00000000-0000-7000-8000-${n.toString(16).padStart(12, "0")}`;
+    // Newest first: e4, e3, then the tied pair (id 0xc before 0xa), then e1, e0.
+    const [e0, e1, tieLow, tieHigh, e3, e4] = await writePastEvents(database.db, feed.accountId, [
+      { at: new Date(t0 - 1000) },
       { at: new Date(t0) },
-      { at: new Date(t0 + 1000) },
-      { at: new Date(t0 + 1000) },
+      { at: tie, id: uuid(0xa) },
+      { at: tie, id: uuid(0xc) },
       { at: new Date(t0 + 2000), amount: "1" },
       { at: new Date(t0 + 3000) },
     ]);
-    const p1 = (await get("/auth/usage/history/v2/summary?page_size=2", feed.accessToken)).body.data;
-    expect(p1.items).toHaveLength(2);
+    const p1 = (await get("/auth/usage/history/v2/summary?page_size=3", feed.accessToken)).body.data;
+    expect(p1.items.map((i: { id: string }) => i.id)).toEqual([e4.id, e3.id, tieHigh.id]);
     expect(p1.has_more).toBe(true);
     expect(p1.next_cursor).toMatch(/^[A-Za-z0-9_-]+$/);
-    await writePastEvents(database.db, feed.accountId, [{ at: new Date() }, { at: new Date() }]);
-    const p2 = (await get(`/auth/usage/history/v2/summary?page_size=2&cursor=${p1.next_cursor}`, feed.accessToken)).body.data;
-    const p3 = (await get(`/auth/usage/history/v2/summary?page_size=2&cursor=${p2.next_cursor}`, feed.accessToken)).body.data;
+
+    // Written between pages: at the cursor row's exact instant with a smaller id (after the cursor:
+    // it belongs on a later page, between the tied pair), at that instant with a larger id and at a
+    // newer time (both before the cursor: never on a later page).
+    const [between] = await writePastEvents(database.db, feed.accountId, [
+      { at: tie, id: uuid(0xb) },
+      { at: tie, id: uuid(0xd) },
+      { at: new Date() },
+    ]);
+    const p2 = (await get(`/auth/usage/history/v2/summary?page_size=3&cursor=${p1.next_cursor}`, feed.accessToken)).body.data;
+    expect(p2.items.map((i: { id: string }) => i.id)).toEqual([between.id, tieLow.id, e1.id]);
+    expect(p2.has_more).toBe(true);
+    const p3 = (await get(`/auth/usage/history/v2/summary?page_size=3&cursor=${p2.next_cursor}`, feed.accessToken)).body.data;
+    expect(p3.items.map((i: { id: string }) => i.id)).toEqual([e0.id]);
     expect(p3.has_more).toBe(false);
     expect(p3.next_cursor).toBeNull();
+
     const seen = [...p1.items, ...p2.items, ...p3.items].map((i: { id: string }) => i.id);
+    expect(new Set(seen).size).toBe(seen.length);
     const expected = rows<{ id: string }>(
-      await database.db.execute(sql`SELECT id FROM usage_events WHERE account_id = ${feed.accountId} AND created_at <= ${new Date(t0 + 3000).toISOString()}::timestamptz
+      await database.db.execute(sql`SELECT id FROM usage_events WHERE account_id = ${feed.accountId}
+                                     AND (created_at, id) <= (${tie.toISOString()}::timestamptz, ${tieHigh.id}::uuid)
                                     ORDER BY created_at DESC, id DESC`),
     ).map((r) => r.id);
-    expect(seen).toEqual(expected);
-    expect(new Set(seen)).toEqual(new Set(events.map((e) => e.id)));
+    expect(seen).toEqual([e4.id, e3.id, ...expected]);
     expect(p1.items[0]).toMatchObject({ event_type: "tool_execute", charge_outcome: "included", actual_amount_credits: 0 });
   });
 
@@ -365,40 +394,16 @@ describe("GET /auth/usage/history/v2/summary: keyset feed", () => {
     expect(charged.items).toHaveLength(3);
     expect((await get("/auth/usage/history/v2/summary?page_size=501")).status).toBe(422);
     expect((await get("/auth/usage/history/v2/summary?page_size=0")).status).toBe(422);
-    const bad = await get("/auth/usage/history/v2/summary?cursor=bm9wZQ");
-    expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ status_code: -7, message: expect.stringMatching(/Invalid cursor/) });
+    for (const cursor of ["bm9wZQ", "abc"]) {
+      const bad = await get(`/auth/usage/history/v2/summary?cursor=${cursor}`);
+      expect(bad.status).toBe(400);
+      expect(bad.body).toMatchObject({ status: "failure", status_code: -7, data: null, message: expect.stringMatching(/Invalid cursor/) });
+    }
+    const badBound = await get("/auth/usage/history/v2/summary?min_credits=lots");
+    expect(badBound.status).toBe(400);
+    expect(badBound.body).toMatchObject({ status_code: -7, data: null, message: expect.stringMatching(/Invalid min_credits/) });
   });
 });
-
-/** A minimal RFC 4180 reader, enough to check the export's quoting. */
-function parseCsv(text: string): string[][] {
-  const out: string[][] = [];
-  let row: string[] = [];
-  let cell = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ",") {
-      row.push(cell);
-      cell = "";
-    } else if (ch === "\n") {
-      row.push(cell);
-      out.push(row);
-      row = [];
-      cell = "";
-    } else if (ch !== "\r") cell += ch;
-  }
-  if (cell !== "" || row.length > 0) out.push([...row, cell]);
-  return out;
-}
 
 describe("GET /auth/usage/history/v2/export", () => {
   it("streams CSV with a header, correct quoting and a formula-injection guard", async () => {
@@ -480,6 +485,87 @@ describe("GET /auth/usage/credits-spent", () => {
     expect((await get("/auth/usage/credits-spent?kind=discover")).body.data.event_count).toBe(0);
     expect((await get("/auth/usage/credits-spent?start_date=2020-01-01&end_date=2020-01-02")).body.data.credits_spent).toBe(0);
     expect((await get("/auth/usage/credits-spent?start_date=bad")).body.status_code).toBe(-7);
+  });
+});
+
+describe("filters that select rows", () => {
+  let owner: Awaited<ReturnType<typeof seedAccount>>;
+  let ev: WrittenEvent[];
+  const SEARCH = "srch_filters_positive";
+
+  beforeAll(async () => {
+    owner = await seedAccount(database.db);
+    const t = Date.now() - 5 * HOUR;
+    await grantAt(database.db, owner.accountId, new Date(t - HOUR), "50");
+    ev = await writePastEvents(database.db, owner.accountId, [
+      { at: new Date(t), eventType: "search", searchId: SEARCH },
+      { at: new Date(t + 60_000), eventType: "search_by_ids", searchId: SEARCH },
+      { at: new Date(t + 120_000), amount: "2", searchId: SEARCH },
+      { at: new Date(t + 180_000), amount: "1" },
+      { at: new Date(t + 240_000), eventType: "model_call", amount: "1.5" },
+      { at: new Date(t + 300_000), eventType: "model_call", success: false },
+      // Provider answered (success) but nothing billable came back: the two flags differ.
+      { at: new Date(t + 360_000), success: true, billableSuccess: false, reasonCode: "result.partial_success" },
+    ]);
+    // Another account's event with the same search_id must never show up.
+    await writePastEvents(database.db, other.accountId, [{ at: new Date(t), eventType: "search", searchId: SEARCH }]);
+  });
+
+  const ids = async (query: string) => {
+    const { status, body } = await get(`/auth/usage/history/v2?${query}`, owner.accessToken);
+    expect(status).toBe(200);
+    expect(body.data.total).toBe(body.data.items.length);
+    return body.data.items.map((i: { id: string }) => i.id);
+  };
+
+  it("search_id returns the owner's Discover, Inspect and Call events of that search", async () => {
+    expect(await ids(`search_id=${SEARCH}`)).toEqual([ev[2].id, ev[1].id, ev[0].id]);
+  });
+
+  it("kind=model returns exactly the model_call events", async () => {
+    expect(await ids("kind=model")).toEqual([ev[5].id, ev[4].id]);
+  });
+
+  it("billable_success=true follows the billing flag, not the recorded success flag", async () => {
+    expect(await ids("billable_success=true")).toEqual([ev[4].id, ev[3].id, ev[2].id, ev[1].id, ev[0].id]);
+    expect(await ids("billable_success=false")).toEqual([ev[6].id, ev[5].id]);
+    expect(await ids("success=true")).toContain(ev[6].id);
+  });
+});
+
+describe("cross-account isolation of the feed, the export and credits-spent", () => {
+  const theirEvents = async () =>
+    rows<{ id: string; execution_id: string | null }>(await database.db.execute(sql`SELECT id::text AS id, execution_id FROM usage_events WHERE account_id = ${other.accountId}`));
+
+  it("the usage feed never returns another account's events, even when filtered by their ids", async () => {
+    const theirs = await theirEvents();
+    expect(theirs.length).toBeGreaterThan(0);
+    const mine = (await get("/auth/usage/history/v2/summary?page_size=500")).body.data.items.map((i: { id: string }) => i.id);
+    expect(mine).toHaveLength(6);
+    for (const t of theirs) expect(mine).not.toContain(t.id);
+    const theirCall = theirs.find((t) => t.execution_id !== null)!;
+    expect((await get(`/auth/usage/history/v2/summary?execution_id=${theirCall.execution_id}`)).body.data.items).toEqual([]);
+    // The same request by the owner does find it: the filter works, the account boundary holds.
+    expect((await get(`/auth/usage/history/v2/summary?execution_id=${theirCall.execution_id}`, other.accessToken)).body.data.items).toHaveLength(1);
+  });
+
+  it("the usage export never contains another account's rows", async () => {
+    const theirs = new Set((await theirEvents()).map((t) => t.id));
+    const [header, ...data] = parseCsv(await (await fetch(`${server.url}/api/v1/auth/usage/history/v2/export`, { headers: bearer(acct.accessToken) })).text());
+    expect(header[0]).toBe("id");
+    expect(data).toHaveLength(6);
+    for (const r of data) expect(theirs.has(r[0])).toBe(false);
+    const [, ...theirData] = parseCsv(await (await fetch(`${server.url}/api/v1/auth/usage/history/v2/export`, { headers: bearer(other.accessToken) })).text());
+    expect(new Set(theirData.map((r) => r[0]))).toEqual(theirs);
+  });
+
+  it("credits-spent sums only the caller's account", async () => {
+    const theirs = rows<{ spent: string; n: number }>(
+      await database.db.execute(sql`SELECT coalesce(sum(actual_amount_credits), 0)::text AS spent, count(*)::int AS n FROM usage_events WHERE account_id = ${other.accountId}`),
+    )[0];
+    expect(Number(theirs.spent)).toBeGreaterThan(0);
+    expect((await get("/auth/usage/credits-spent")).body.data).toMatchObject({ credits_spent: 3, event_count: 6 });
+    expect((await get("/auth/usage/credits-spent", other.accessToken)).body.data).toMatchObject({ credits_spent: Number(theirs.spent), event_count: theirs.n });
   });
 });
 

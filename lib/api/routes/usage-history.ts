@@ -7,7 +7,7 @@ import { apiResponse, security } from "../../http/schemas";
 import { ownersOfEvent, ownersOfFocus } from "../../audit/access";
 import { exportUsageCsv } from "../../audit/exports";
 import { UsageExportQuery, UsageFeedQuery, UsageListQuery, usageFilters } from "../../audit/query-schemas";
-import { auditAccount, auditErrorResponses, csvHeaders } from "../../audit/route-support";
+import { auditErrorResponses, auditRead, csvHeaders } from "../../audit/route-support";
 import { UsageEventItemSchema, UsageFeedSchema, UsageHistorySchema } from "../../audit/schemas";
 import { parseBucket } from "../../audit/time-window";
 import { getUsageEvent, listUsageEvents, usageFeed } from "../../audit/usage-history";
@@ -75,41 +75,44 @@ export function registerUsageHistory(app: ApiApp) {
     const q = c.req.valid("query");
     const filters = usageFilters(q);
     const bucket = parseBucket(q.bucket);
-    const accountId = await auditAccount(c, { accountId: q.account_id, owners: ownersOfFocus(c.get("db"), filters) });
-    const data = await listUsageEvents(c.get("db"), accountId, {
-      startDate: q.start_date,
-      endDate: q.end_date,
-      tz: q.tz,
-      filters,
-      page: q.page,
-      pageSize: q.page_size,
-      limit: q.limit,
-      includeDetails: q.include_details,
-      summary: q.summary,
-      bucket,
-    });
+    const data = await auditRead(c, { accountId: q.account_id, owners: ownersOfFocus(c.env.db, filters) }, (accountId) =>
+      listUsageEvents(c.env.db, accountId, {
+        startDate: q.start_date,
+        endDate: q.end_date,
+        tz: q.tz,
+        filters,
+        page: q.page,
+        pageSize: q.page_size,
+        limit: q.limit,
+        includeDetails: q.include_details,
+        summary: q.summary,
+        bucket,
+      }),
+    );
     return apiOk(c, data);
   });
 
   app.openapi(feed, async (c) => {
     const q = c.req.valid("query");
     const filters = usageFilters(q);
-    const accountId = await auditAccount(c, { accountId: q.account_id, owners: ownersOfFocus(c.get("db"), filters) });
-    return apiOk(c, await usageFeed(c.get("db"), accountId, { startDate: q.start_date, endDate: q.end_date, tz: q.tz, filters, cursor: q.cursor, pageSize: q.page_size }));
+    const data = await auditRead(c, { accountId: q.account_id, owners: ownersOfFocus(c.env.db, filters) }, (accountId) =>
+      usageFeed(c.env.db, accountId, { startDate: q.start_date, endDate: q.end_date, tz: q.tz, filters, cursor: q.cursor, pageSize: q.page_size }),
+    );
+    return apiOk(c, data);
   });
 
   app.openapi(exportCsv, async (c) => {
     const q = c.req.valid("query");
     const filters = usageFilters(q);
-    const accountId = await auditAccount(c, { accountId: q.account_id, owners: ownersOfFocus(c.get("db"), filters) });
-    const stream = await exportUsageCsv(c.get("db"), accountId, { startDate: q.start_date, endDate: q.end_date, tz: q.tz, filters, includeDetails: q.include_details });
-    return c.body(stream, 200, csvHeaders("usage-events")) as never;
+    const open = await auditRead(c, { accountId: q.account_id, owners: ownersOfFocus(c.env.db, filters) }, (accountId) =>
+      exportUsageCsv(c.env.db, accountId, { startDate: q.start_date, endDate: q.end_date, tz: q.tz, filters, includeDetails: q.include_details }),
+    );
+    return c.body(open(), 200, csvHeaders("usage-events")) as never;
   });
 
   app.openapi(one, async (c) => {
     const { event_id: id } = c.req.valid("param");
     const { account_id } = c.req.valid("query");
-    const accountId = await auditAccount(c, { accountId: account_id, owners: ownersOfEvent(c.get("db"), id) });
-    return apiOk(c, await getUsageEvent(c.get("db"), accountId, id));
+    return apiOk(c, await auditRead(c, { accountId: account_id, owners: ownersOfEvent(c.env.db, id) }, (accountId) => getUsageEvent(c.env.db, accountId, id)));
   });
 }
