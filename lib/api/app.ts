@@ -1,5 +1,4 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import YAML from "yaml";
 import type { ApiApp, ApiDeps, ApiEnv } from "../http/context";
 import { handleError } from "../http/errors";
 import { publicApiError } from "../http/responses";
@@ -9,7 +8,7 @@ import { createRouter } from "./create-router";
 import { registerMeta } from "./routes/meta";
 import { registerCreditsBalance } from "./routes/credits-balance";
 import { registerVerifyToken } from "./routes/verify-token";
-import { jwksHandler, registerJwks } from "./routes/jwks";
+import { WELL_KNOWN_JWKS_PATH, jwksHandler, registerJwks } from "./routes/jwks";
 import { registerToolsProbe } from "./routes/tools-probe";
 import { registerToolsExecute } from "./routes/tools-execute";
 import { registerResultsDownload } from "./routes/results-download";
@@ -30,6 +29,7 @@ import { registerLedgerEntries } from "./routes/ledger-entries";
 import { registerLedgerReadiness } from "./routes/ledger-readiness";
 import { registerSettlementHistory } from "./routes/settlement-history";
 import { registerLookup } from "./routes/lookup";
+import { registerOpenApi } from "./routes/openapi";
 
 /** Every operation of the public API, in one list: the OpenAPI description is generated from it. */
 const operations: ((app: ApiApp) => void)[] = [
@@ -90,17 +90,19 @@ export function createApiApp(deps: ApiDeps) {
   for (const register of operations) register(api);
 
   let cachedDoc: ReturnType<typeof openApiDocument> | undefined;
-  const doc = () => (cachedDoc ??= openApiDocument(api));
-  api.get("/openapi.json", (c) => c.json(doc()));
-  api.get("/openapi.yaml", (c) => c.body(YAML.stringify(doc()), 200, { "Content-Type": "application/yaml; charset=utf-8" }));
+  registerOpenApi(api, () => (cachedDoc ??= openApiDocument(api)));
 
   const root = new OpenAPIHono<ApiEnv>();
   root.onError(handleError);
   root.notFound((c) => publicApiError(c, 404, `No operation ${c.req.method} ${c.req.path}`));
-  root.get("/.well-known/jwks.json", jwksHandler);
+  root.get(WELL_KNOWN_JWKS_PATH, jwksHandler);
   root.get(OAUTH_METADATA_PATH, oauthMetadataHandler);
   root.route(API_BASE_PATH, api);
-  return { fetch: withRequestContext(root.fetch, deps) };
+  return {
+    fetch: withRequestContext(root.fetch, deps),
+    /** Every operation the app serves under the API prefix (handlers, not middleware). */
+    operations: () => [...new Map(root.routes.filter((r) => r.method !== "ALL").map((r) => [`${r.method} ${r.path}`, { method: r.method, path: r.path }])).values()],
+  };
 }
 
 export type RootApp = ReturnType<typeof createApiApp>;

@@ -95,6 +95,24 @@ if (testDbKind() === "postgres") {
       await assertLedgerInvariants(database.db, a.accountId);
     });
 
+    it("Calls of 16 accounts at once, group-committed together, each stop at exactly their own credits", async () => {
+      const accounts = await Promise.all(Array.from({ length: 16 }, () => seedAccount(database.db, { credits: "3" })));
+      const results = await Promise.all(
+        accounts.flatMap((a, n) =>
+          Array.from({ length: 6 }, (_, i) =>
+            (i % 2 ? call(a.apiKey, { tool_id: PRICED_BUILTIN, parameters: params(i) }) : call(a.apiKey, { tool_id: PRICED_HTTP, parameters: { city: `multi-${n}-${i}` } })).then((r) => ({ ...r, account: a.accountId })),
+          ),
+        ),
+      );
+      for (const a of accounts) {
+        const own = results.filter((r) => r.account === a.accountId);
+        expect(statuses(own)).toEqual({ 200: 3, 402: 3 });
+        expect(await balanceOf(a.accountId)).toEqual({ total: 0, reserved: 0 });
+        expect(await consumeRows(a.accountId)).toBe(3);
+        await assertLedgerInvariants(database.db, a.accountId);
+      }
+    });
+
     it("concurrent Calls drawing on several credit kinds keep every kind's ledger sum equal to its balance", async () => {
       const a = await seedAccount(database.db, { credits: "3" });
       await grantCredits(database.db, { accountId: a.accountId, amount: "2.5", type: "invitation_reward" });

@@ -28,6 +28,12 @@ export default async function setup() {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
+      // Databases left by test runs that were killed before their cleanup: nobody is connected to them.
+      const stale = await admin.query<{ datname: string }>(
+        `select datname from pg_database d where datname like 'tollgate\\_t\\_%'
+            and not exists (select 1 from pg_stat_activity a where a.datname = d.datname)`,
+      );
+      for (const { datname } of stale.rows) await admin.query(`drop database if exists "${datname}"`).catch(() => undefined);
       const exists = await admin.query("select 1 from pg_database where datname = $1", [template]);
       if (exists.rowCount === 0) {
         await admin.query(`create database "${template}"`);

@@ -7,6 +7,7 @@ import { revokeApiKey } from "../../auth/api-keys";
 import { issueAccessToken } from "../../auth/jwt";
 import { grantCredits } from "../../billing/grant-credits";
 import { API_VERSION } from "../../version";
+import { API_BASE_PATH, createApiApp } from "../app";
 import type { Database } from "../../db/types";
 
 let database: Database;
@@ -48,6 +49,22 @@ describe("GET /api/v1/openapi.json", () => {
     expect(doc.paths["/credits"].get.security).toEqual([{ JwtAuth: [] }]);
     expect(doc.paths["/auth/verify-token"].post.security).toEqual([{ JwtAuth: [] }]);
     expect(doc.components.securitySchemes.ApiKeyAuth.scheme).toBe("bearer");
+  });
+
+  it("lists every operation the app serves, each with its security", async () => {
+    const doc = await (await get("/api/v1/openapi.json")).json();
+    const served = createApiApp({ database }).operations();
+    expect(served.length).toBeGreaterThan(30);
+    for (const op of served) {
+      // Operations at the site root (`/.well-known/*`) are described with their own server.
+      const relative = op.path.startsWith(`${API_BASE_PATH}/`) ? op.path.slice(API_BASE_PATH.length) : op.path;
+      const path = relative.replace(/:(\w+)/g, "{$1}");
+      const described = doc.paths[path]?.[op.method.toLowerCase()];
+      expect(described, `${op.method} ${path} is not in the OpenAPI description`).toBeDefined();
+      expect(Array.isArray(described.security), `${op.method} ${path} declares no security`).toBe(true);
+    }
+    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
+    expect(documented.length).toBe(served.length);
   });
 
   it("is also published as YAML", async () => {
@@ -158,6 +175,17 @@ describe("the credits ledger", () => {
     expect(await failure(database.db.execute(sql`truncate credits_ledger cascade`))).toMatch(/append-only: TRUNCATE/);
     const count = await database.db.execute(sql`select count(*)::int as n from credits_ledger where id = ${id}`);
     expect((count as unknown as { rows: { n: number }[] }).rows[0].n).toBe(1);
+  });
+
+  it("the support access log is as immutable: written once, never changed or removed", async () => {
+    await database.db.execute(sql`insert into support_access_log (id, user_id, target_account_id, resource, query) values ('sal_test', 'usr_x', ${seed.accountId}, 'test', '{}')`);
+    const failure = async (statement: Promise<unknown>) => {
+      const err = await statement.then(() => undefined, (e: Error & { cause?: Error }) => e);
+      return err?.cause?.message ?? err?.message;
+    };
+    expect(await failure(database.db.execute(sql`update support_access_log set resource = 'other' where id = 'sal_test'`))).toMatch(/immutable: UPDATE/);
+    expect(await failure(database.db.execute(sql`delete from support_access_log where id = 'sal_test'`))).toMatch(/immutable: DELETE/);
+    expect(await failure(database.db.execute(sql`truncate support_access_log`))).toMatch(/immutable: TRUNCATE/);
   });
 
   it("keeps the balance chain: each grant's balance_before is the previous balance_after", async () => {

@@ -24,6 +24,11 @@ export async function jwksHandler(c: Context<ApiEnv>) {
   return c.json(await publicJwks(c.env.db), 200);
 }
 
+/** The root app serves the same handler at this path (the `jwks_uri` of the metadata). */
+export const WELL_KNOWN_JWKS_PATH = "/.well-known/jwks.json";
+
 export function registerJwks(app: ApiApp) {
   app.openapi(route, jwksHandler);
+  // Published in the description too; its server is the site root, not `/api/v1`.
+  app.openAPIRegistry.registerPath({ ...route, path: WELL_KNOWN_JWKS_PATH, servers: [{ url: "/" }] });
 }

@@ -384,6 +384,25 @@ describe("Call: contract errors", () => {
     expect((await eventsOf(unknown.body.execution_id))[0]).toMatchObject({ reasonCode: "tool_unavailable", chargeOutcome: "failed_not_charged" });
   });
 
+  it("a catalog-only tool (no upstream) answers tool_unavailable honestly, charging nothing", async () => {
+    await importManifest(database.db, {
+      providers: [
+        {
+          id: "catalog-only",
+          name: "Described, not callable",
+          transport: "none",
+          tools: [{ id: "catalog-only.weather", name: "Weather", description: "Described only", params: [{ name: "city", type: "string", description: "A city" }], billing_rule: { unit: "call", amount_credits: 1 } }],
+        },
+      ],
+    });
+    const a = await account();
+    const { status, body } = await call(a.apiKey, { tool_id: "catalog-only.weather", parameters: { city: "Oslo" } });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ success: false, cost: 0, result: { data: {} }, execution_outcome: { reason_code: "tool_unavailable", charge_outcome: "failed_not_charged" } });
+    expect((await eventsOf(body.execution_id))[0]).toMatchObject({ reasonCode: "tool_unavailable", chargeOutcome: "failed_not_charged" });
+    expect(await ledgerCount(a.accountId)).toBe(1);
+  });
+
   it("a retired tool is unknown to Call (404 tool_unavailable)", async () => {
     const a = await account();
     const { status, body } = await call(a.apiKey, { tool_id: "builtin.text.rot13", parameters: { text: "abc" } });

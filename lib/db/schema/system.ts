@@ -29,5 +29,6 @@ export const supportAccessLog = pgTable(
     query: jsonb("query").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index("support_access_user_idx").on(t.userId, t.createdAt)],
+  // Read per support user, and per account whose data was read (an owner's "who looked at my account").
+  (t) => [index("support_access_user_idx").on(t.userId, t.createdAt), index("support_access_target_idx").on(t.targetAccountId, t.createdAt)],
 );

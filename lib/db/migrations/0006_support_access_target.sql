@@ -1,0 +1,1 @@
+CREATE INDEX "support_access_target_idx" ON "support_access_log" USING btree ("target_account_id","created_at");
