@@ -6,7 +6,8 @@ import { withRequestContext } from "../http/request-context";
 import { API_VERSION } from "../version";
 import { createRouter } from "./create-router";
 import { registerMeta } from "./routes/meta";
-import { registerCreditsBalance } from "./routes/credits-balance";
+import { registerAuthCredits } from "./routes/auth-credits";
+import { registerCredits } from "./routes/credits";
 import { registerVerifyToken } from "./routes/verify-token";
 import { WELL_KNOWN_JWKS_PATH, jwksHandler, registerJwks } from "./routes/jwks";
 import { registerToolsProbe } from "./routes/tools-probe";
@@ -22,19 +23,28 @@ import { registerSearch } from "./routes/search";
 import { registerToolsByIds } from "./routes/tools-by-ids";
 import { registerProviders } from "./routes/providers";
 import { registerProvidersCategories } from "./routes/providers-categories";
-import { registerApiKeys } from "./routes/api-keys";
-import { registerUsageHistory } from "./routes/usage-history";
+import { registerApiKeysList } from "./routes/api-keys-list";
+import { registerApiKeysCreate } from "./routes/api-keys-create";
+import { registerApiKeysRevoke } from "./routes/api-keys-revoke";
+import { registerUsageHistoryList } from "./routes/usage-history-list";
+import { registerUsageHistorySummary } from "./routes/usage-history-summary";
+import { registerUsageHistoryExport } from "./routes/usage-history-export";
+import { registerUsageHistoryGet } from "./routes/usage-history-get";
 import { registerUsageCreditsSpent } from "./routes/usage-credits-spent";
-import { registerLedgerEntries } from "./routes/ledger-entries";
+import { registerLedgerEntriesList } from "./routes/ledger-entries-list";
+import { registerLedgerEntriesExport } from "./routes/ledger-entries-export";
+import { registerLedgerEntriesGet } from "./routes/ledger-entries-get";
 import { registerLedgerReadiness } from "./routes/ledger-readiness";
 import { registerSettlementHistory } from "./routes/settlement-history";
 import { registerLookup } from "./routes/lookup";
-import { registerOpenApi } from "./routes/openapi";
+import { registerOpenApiJson } from "./routes/openapi-json";
+import { registerOpenApiYaml } from "./routes/openapi-yaml";
 
 /** Every operation of the public API, in one list: the OpenAPI description is generated from it. */
 const operations: ((app: ApiApp) => void)[] = [
   registerMeta,
-  registerCreditsBalance,
+  registerAuthCredits,
+  registerCredits,
   registerVerifyToken,
   registerJwks,
   registerToolsProbe,
@@ -46,14 +56,22 @@ const operations: ((app: ApiApp) => void)[] = [
   registerOAuthIntrospect,
   registerOAuthRevoke,
   registerOAuthMetadata,
-  registerApiKeys,
+  registerApiKeysList,
+  registerApiKeysCreate,
+  registerApiKeysRevoke,
   registerSearch,
   registerToolsByIds,
   registerProvidersCategories,
   registerProviders,
-  registerUsageHistory,
+  // Static paths before parameters: `/summary` and `/export` must not be taken for an {event_id} or {entry_id}.
+  registerUsageHistoryList,
+  registerUsageHistorySummary,
+  registerUsageHistoryExport,
+  registerUsageHistoryGet,
   registerUsageCreditsSpent,
-  registerLedgerEntries,
+  registerLedgerEntriesList,
+  registerLedgerEntriesExport,
+  registerLedgerEntriesGet,
   registerLedgerReadiness,
   registerSettlementHistory,
   registerLookup,
@@ -90,7 +108,9 @@ export function createApiApp(deps: ApiDeps) {
   for (const register of operations) register(api);
 
   let cachedDoc: ReturnType<typeof openApiDocument> | undefined;
-  registerOpenApi(api, () => (cachedDoc ??= openApiDocument(api)));
+  const document = () => (cachedDoc ??= openApiDocument(api));
+  registerOpenApiJson(api, document);
+  registerOpenApiYaml(api, document);
 
   const root = new OpenAPIHono<ApiEnv>();
   root.onError(handleError);

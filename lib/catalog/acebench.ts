@@ -131,6 +131,7 @@ function providerFor(source: string, tools: ToolManifest[]): ProviderManifest {
     categories,
     transport: "none",
     allow_private_network: false,
+    schema: "snapshot",
     source,
     tools,
   };

@@ -68,7 +68,8 @@ function toolRow(p: ProviderManifest, t: ToolManifest): ToolRow {
     successRate: t.stats?.success_rate ?? null,
     avgExecutionTimeMs: t.stats?.avg_execution_time_ms ?? null,
     status: t.status,
-    execution: t.execution ?? {},
+    // No column for the provider's schema source: it travels with each tool's execution settings.
+    execution: p.schema === "live" ? { ...t.execution, schema: "live" } : (t.execution ?? {}),
     timeoutMs: t.timeout_ms,
     cacheable: t.cacheable,
     cacheTtlSeconds: t.cache_ttl_seconds,

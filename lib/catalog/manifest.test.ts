@@ -187,6 +187,13 @@ describe("manifest validation", () => {
   it("keeps catalog-only (none) providers free of execution settings", () => {
     expect(errorOf(manifestWith({}, { transport: "none" })).message).toContain("catalog-only");
   });
+
+  it("reads schemas from the snapshot by default and allows a live schema for mcp providers only", () => {
+    expect(parseManifest(manifestWith({})).providers[0].schema).toBe("snapshot");
+    const mcp = { transport: "mcp", base_url: "https://mcp.example.com/mcp", schema: "live" };
+    expect(parseManifest(manifestWith({ execution: { mcp_tool: "t" } }, mcp)).providers[0].schema).toBe("live");
+    expect(errorOf(manifestWith({}, { schema: "live" })).message).toContain("providers[0].schema: only mcp providers can have a live schema");
+  });
 });
 
 describe("billing rule semantics", () => {

@@ -14,6 +14,7 @@ export type ToolLang = (typeof toolLangs)[number];
 export const billingUnits = ["free", "call", "per_unit"] as const;
 export const quantitySources = ["param_length", "param_value", "result_items"] as const;
 export const httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+const schemaSources = ["snapshot", "live"] as const;
 
 const providerIdPattern = /^[a-z0-9][a-z0-9._-]{0,99}$/;
 // Tool ids are opaque to clients but must survive URLs and logs unescaped (`acebench-zh:12`).
@@ -246,12 +247,18 @@ export const ProviderManifestSchema = z
     allow_private_network: z.boolean().default(false),
     /** Dataset the provider's tools come from (e.g. `acebench-zh`); lets search filter a catalog. */
     source: z.string().min(1).optional(),
+    /**
+     * Where Inspect reads the tools' params: the imported `snapshot`, or (`mcp` only) `live`
+     * from the server's `tools/list`. Stored as `schema: "live"` in each tool's execution settings.
+     */
+    schema: z.enum(schemaSources).default("snapshot"),
     tools: z.array(ToolManifestSchema),
   })
   .superRefine((provider, ctx) => {
     const issue = (message: string, path: (string | number)[]) => ctx.addIssue({ code: "custom", message, path });
     const { transport } = provider;
     if ((transport === "http" || transport === "mcp") && !provider.base_url) issue(`${transport} providers need base_url`, ["base_url"]);
+    if (provider.schema === "live" && transport !== "mcp") issue(`only mcp providers can have a live schema (this one is ${transport})`, ["schema"]);
     provider.tools.forEach((tool, t) => {
       const at = ["tools", t, "execution"];
       if (transport === "none") {

@@ -12,6 +12,8 @@ export interface McpImportOptions {
   /** Credits per successful call for every imported tool; absent or 0 = free. */
   priceCredits?: number;
   timeoutMs?: number;
+  /** Inspect answers with the params the server lists at that moment (`schema: "live"`). */
+  liveSchema?: boolean;
 }
 
 /** The subset of JSON Schema that MCP servers use for tool inputs. */
@@ -101,6 +103,14 @@ function oneOfRequired(schema: McpToolDescription["inputSchema"] & JsonSchema): 
   return [names as string[]];
 }
 
+/** A listed tool's input schema as params (and a one_of_required group): the import's and live Inspect's conversion. */
+export function mcpToolParams(tool: McpToolDescription): { params: ToolParam[]; oneOfRequired: string[][] | undefined } {
+  const input = (tool.inputSchema ?? {}) as McpToolDescription["inputSchema"] & JsonSchema;
+  const required = new Set(input.required ?? []);
+  const params = Object.entries(input.properties ?? {}).map(([name, schema]) => paramFromJsonSchema(name, schema as JsonSchema, required.has(name)));
+  return { params, oneOfRequired: oneOfRequired(input) };
+}
+
 const TOOL_ID_CHARS = /[^A-Za-z0-9._:-]/g;
 
 export function defaultMcpProviderId(url: string): string {
@@ -123,10 +133,7 @@ export function manifestFromMcpTools(url: string, tools: McpToolDescription[], o
     let id = `${providerId}.${tool.name.replace(TOOL_ID_CHARS, "_")}`.slice(0, 190);
     for (let n = 2; used.has(id); n++) id = `${id.replace(/~\d+$/, "")}~${n}`.replace(TOOL_ID_CHARS, "_");
     used.add(id);
-    const input = (tool.inputSchema ?? {}) as McpToolDescription["inputSchema"] & JsonSchema;
-    const required = new Set(input.required ?? []);
-    const params = Object.entries(input.properties ?? {}).map(([name, schema]) => paramFromJsonSchema(name, schema as JsonSchema, required.has(name)));
-    const groups = oneOfRequired(input);
+    const { params, oneOfRequired: groups } = mcpToolParams(tool);
     const title = (tool as { title?: string }).title;
     return {
       id,
@@ -151,6 +158,7 @@ export function manifestFromMcpTools(url: string, tools: McpToolDescription[], o
           transport: "mcp",
           base_url: url,
           allow_private_network: options.allowPrivateNetwork ?? false,
+          schema: options.liveSchema ? "live" : "snapshot",
           tools: manifestTools,
         },
       ],

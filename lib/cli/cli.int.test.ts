@@ -124,6 +124,45 @@ describe(`admin CLI (${testDbKind()})`, () => {
     expect(count.length).toBe(first.json.tools);
   });
 
+  it("providers import updates a changed tool, and reports progress on stderr when not --json", async () => {
+    const manifest = JSON.parse(fs.readFileSync(DEMO_CATALOG, "utf8")) as { providers: { tools: { id: string; description: string }[] }[] };
+    const target = manifest.providers[0].tools[0];
+    target.description = "A description changed by the re-import test";
+    const file = path.join(os.tmpdir(), `tollgate-cli-manifest-${process.pid}.json`);
+    fs.writeFileSync(file, JSON.stringify(manifest));
+    try {
+      const { stdout, stderr } = await run(tsx, ["lib/cli/main.ts", "providers", "import", "--file", file], { env: { ...process.env, ...env, LOG_LEVEL: "silent" }, timeout: 60_000 });
+      expect(JSON.parse(stdout)).toMatchObject({ providers: 1 });
+      expect(stderr).toMatch(/imported \d+\/\d+ tools/);
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+    const row = await database.db.select({ description: tools.description }).from(tools).where(eq(tools.id, target.id));
+    expect(row[0].description).toBe("A description changed by the re-import test");
+  });
+
+  it("grants of each type feed their own kind; keys get a default name", async () => {
+    const reward = await cli(env, "credits", "grant", "--account", accountId, "--amount", "2", "--type", "invitation_reward");
+    const bonus = await cli(env, "credits", "grant", "--account", accountId, "--amount", "1", "--type", "welcome_bonus");
+    expect([reward.code, bonus.code]).toEqual([0, 0]);
+    expect(await getBalance(database.db, accountId)).toMatchObject({ reward_credits: 2, bonus_credits: 11, paid_credits: 5.25 });
+    const key = await cli(env, "keys", "create", "--account", accountId);
+    expect(key.code).toBe(0);
+    expect(key.json).toMatchObject({ name: "default" });
+  });
+
+  it("clients create registers a public client with its redirect URIs, and a resource server", async () => {
+    const pub = await cli(env, "clients", "create", "--name", "Browser app", "--type", "public", "--redirect-uri", "https://app.example/cb", "--redirect-uri", "http://127.0.0.1:8080/cb");
+    expect(pub.code).toBe(0);
+    expect(pub.json).not.toHaveProperty("client_secret");
+    const pubRow = await database.db.select().from(oauthClients).where(eq(oauthClients.id, pub.json.client_id as string));
+    expect(pubRow[0]).toMatchObject({ secretHash: null, redirectUris: ["https://app.example/cb", "http://127.0.0.1:8080/cb"] });
+    const rs = await cli(env, "clients", "create", "--name", "Billing API", "--type", "confidential", "--resource", "https://billing.example", "--resource-server");
+    expect(rs.code).toBe(0);
+    const rsRow = await database.db.select().from(oauthClients).where(eq(oauthClients.id, rs.json.client_id as string));
+    expect(rsRow[0]).toMatchObject({ isResourceServer: true, resources: ["https://billing.example"] });
+  });
+
   it("bad input exits non-zero with a clear message", async () => {
     const missing = await cli(env, "accounts", "create");
     expect(missing.code).toBe(2);

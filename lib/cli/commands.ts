@@ -142,7 +142,7 @@ const commands: Record<string, CommandSpec> = {
       }),
   },
   "providers import": {
-    usage: "providers import (--file F [--source S] | --mcp URL [--provider-id ID] [--name NAME] [--price CREDITS] [--allow-private-network])",
+    usage: "providers import (--file F [--source S] | --mcp URL [--provider-id ID] [--name NAME] [--price CREDITS] [--allow-private-network] [--live-schema])",
     options: {
       file: { type: "string" },
       source: { type: "string" },
@@ -151,9 +151,11 @@ const commands: Record<string, CommandSpec> = {
       name: { type: "string" },
       price: { type: "string" },
       "allow-private-network": { type: "boolean" },
+      "live-schema": { type: "boolean" },
     },
     run: async (db, v, ctx) => {
       if (optStr(v, "mcp") !== undefined && optStr(v, "file") !== undefined) throw new UsageError("give either --file or --mcp, not both");
+      if (v["live-schema"] === true && optStr(v, "mcp") === undefined) throw new UsageError("--live-schema applies to --mcp imports only");
       const manifest = optStr(v, "mcp") !== undefined ? await mcpManifest(v) : await loadManifestFile(path.resolve(str(v, "file")), { source: optStr(v, "source") });
       return importCatalog(db, manifest, {
         onProgress: (done, total) => ctx.progress?.(`imported ${done}/${total} tools`),
@@ -162,7 +164,10 @@ const commands: Record<string, CommandSpec> = {
   },
 };
 
-/** `--mcp URL`: the server's tools become an `mcp` provider; free unless `--price` sets credits per call. */
+/**
+ * `--mcp URL`: the server's tools become an `mcp` provider; free unless `--price` sets credits per
+ * call. With `--live-schema` Inspect reads their params from the server's `tools/list` (cached 30 s).
+ */
 async function mcpManifest(v: Values) {
   const url = str(v, "mcp");
   if (!/^https?:\/\//.test(url)) throw new UsageError("--mcp must be an http(s) URL of the server's MCP endpoint");
@@ -173,6 +178,7 @@ async function mcpManifest(v: Values) {
     name: optStr(v, "name"),
     priceCredits: price === undefined ? undefined : Number(price),
     allowPrivateNetwork: v["allow-private-network"] === true,
+    liveSchema: v["live-schema"] === true,
   });
 }
 

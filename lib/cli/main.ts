@@ -28,7 +28,7 @@ async function execute(argv: string[], json: boolean): Promise<unknown> {
   }
   const pgdata = path.join(dataDir(), "pgdata");
   // The embedded database belongs to one process: while a server holds it, go through its admin channel.
-  if (lockHolder(pgdata) !== undefined) return sendAdminCommand(dataDir(), argv);
+  if (lockHolder(pgdata) !== undefined) return sendAdminCommand(dataDir(), argv, progress);
   const database = await openDatabase({ kind: "pglite", dataDir: pgdata });
   try {
     await migrateDatabase(database);

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ApiKeySchema, CreatedApiKeySchema } from "../api/routes/api-keys";
+import type { ApiKeySchema, CreatedApiKeySchema } from "../api/routes/api-keys-schemas";
 import { apiData } from "./api-client";
 
 /** `GET/POST/DELETE /api/v1/auth/api-keys` (JWT); types come from the API's own schemas. */

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { BalanceSchema } from "../api/routes/credits-balance";
+import type { BalanceSchema } from "../api/routes/credits-schemas";
 import { apiData } from "./api-client";
 
 /** The `GET /api/v1/auth/credits` payload; the type comes from the API's own schema. */

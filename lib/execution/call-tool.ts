@@ -14,7 +14,7 @@ import { cachedOutcome, hashOf, storeOutcome } from "./result-cache";
 import { ProjectionError, parseRespondWith, type RespondWith } from "./respond-with";
 import { shapeResult, type ShapedResult } from "./shape-result";
 import { recordCall, reserveCall, settleReservedCall, type Charge, type SettleOutcome } from "./settle";
-import { validateParameters, withDefaults } from "./validate-parameters";
+import { validateParameters, withCurrentSchema, withDefaults } from "./validate-parameters";
 
 export interface CallRequest {
   toolId: string | undefined;
@@ -170,10 +170,11 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
       { type: "tool_id_malformed", loc: ["query", "tool_id"], msg: "tool_id is not a well-formed tool id", input: req.toolId.slice(0, 200) },
     ]);
   }
-  const tool = await findTool(db, req.toolId);
-  if (!tool || tool.status !== "active") {
+  const found = await findTool(db, req.toolId);
+  if (!found || found.status !== "active") {
     return reject(404, "tool_unavailable", `Unknown tool_id "${req.toolId}": it may be stale or retired; run Discover again and use a tool_id from its results`);
   }
+  const tool = await withCurrentSchema(found);
   const delegation = caller.delegation;
   if (delegation?.toolIds?.length && !delegation.toolIds.includes(tool.id)) {
     return reject(403, "delegation.scope_denied", `This delegation token does not allow tool ${tool.id}`, undefined, tool);

@@ -3,7 +3,7 @@ import { findTool, TOOL_ID_PATTERN } from "../catalog/get-tool";
 import { quoteCall } from "../billing/quote";
 import { creditsToNumber } from "../money";
 import type { ValidationIssue } from "../http/responses";
-import { validateParameters, withDefaults } from "./validate-parameters";
+import { validateParameters, withCurrentSchema, withDefaults } from "./validate-parameters";
 
 export const probeChecks = ["schema", "quote", "coverage", "sample"] as const;
 export type ProbeCheck = (typeof probeChecks)[number];
@@ -35,8 +35,9 @@ export async function probeTool(db: Db, input: { toolId: string; parameters: Rec
     return { kind: "invalid", message: `live_budget "${input.liveBudget}" is not offered: Probe validates only; use live_budget=none` };
   }
   if (!TOOL_ID_PATTERN.test(input.toolId)) return { kind: "invalid", message: `Malformed tool_id "${input.toolId.slice(0, 100)}": use the tool_id exactly as Discover returned it` };
-  const tool = await findTool(db, input.toolId);
-  if (!tool || tool.status !== "active") return { kind: "not_found", message: `Capability ${input.toolId} not found (unknown or retired): run Discover again` };
+  const found = await findTool(db, input.toolId);
+  if (!found || found.status !== "active") return { kind: "not_found", message: `Capability ${input.toolId} not found (unknown or retired): run Discover again` };
+  const tool = await withCurrentSchema(found);
   const checks = input.checks?.length ? [...new Set(input.checks)] : (["schema", "quote"] as ProbeCheck[]);
   const body: ProbeResponse = { tool_id: tool.id, checks, executed: false, charged: false };
   if (checks.includes("schema")) {

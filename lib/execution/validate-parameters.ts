@@ -1,5 +1,6 @@
 import { parameterIssues } from "../catalog/manifest";
 import type { ToolRecord } from "../catalog/get-tool";
+import { fetchLiveSchema, liveSchemaToolOf } from "../catalog/live-schema";
 import type { ValidationIssue } from "../http/responses";
 
 const MIXED_SCHEMA_HINT = "it may belong to another tool: build parameters from this tool's current params (re-run Inspect)";
@@ -24,4 +25,17 @@ export function withDefaults(tool: ToolRecord, parameters: Record<string, unknow
   const out = { ...parameters };
   for (const p of tool.params) if (out[p.name] === undefined && p.default !== undefined) out[p.name] = p.default;
   return out;
+}
+
+/**
+ * A live-schema MCP tool (`schema: "live"`) is checked against the params its server lists now
+ * (the listing Inspect shows, cached 30 s), so what Inspect says and what Probe and Call accept
+ * agree. When the listing cannot be had, the snapshot stands: the Call then reaches the same server
+ * and reports its failure with the transport's reason code.
+ */
+export async function withCurrentSchema(tool: ToolRecord): Promise<ToolRecord> {
+  const live = liveSchemaToolOf(tool.target);
+  if (!live) return tool;
+  const schema = await fetchLiveSchema(live).catch(() => null);
+  return schema ? { ...tool, params: schema.params, oneOfRequired: schema.oneOfRequired } : tool;
 }

@@ -11,9 +11,9 @@ import { isEmptyData, type ProviderAdapter, type ProviderOutcome, type ToolTarge
  */
 const clients = new Map<string, Promise<Client>>();
 
-async function connect(url: string): Promise<Client> {
+async function connect(url: string, options?: { signal?: AbortSignal }): Promise<Client> {
   const client = new Client({ name: "tollgate", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)), options);
   return client;
 }
 
@@ -41,17 +41,19 @@ export interface McpToolDescription {
 }
 
 /**
- * Lists a server's tools (used by `providers import --mcp URL`). A private or loopback server is
- * refused unless `allowPrivateNetwork` (the SSRF guard applies to the import as to the Calls).
+ * Lists a server's tools (`providers import --mcp URL`, live Inspect schemas). A private or
+ * loopback server is refused unless `allowPrivateNetwork` (the SSRF guard applies here as to the
+ * Calls). `signal` bounds the whole exchange; a fresh connection is opened and closed each time.
  */
-export async function listMcpTools(url: string, options: { allowPrivateNetwork?: boolean } = {}): Promise<McpToolDescription[]> {
+export async function listMcpTools(url: string, options: { allowPrivateNetwork?: boolean; signal?: AbortSignal } = {}): Promise<McpToolDescription[]> {
   if (!options.allowPrivateNetwork) await assertPublicHost(new URL(url));
-  const client = await connect(url);
+  const request = { signal: options.signal };
+  const client = await connect(url, request);
   try {
     const out: McpToolDescription[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor ? { cursor } : undefined);
+      const page = await client.listTools(cursor ? { cursor } : undefined, request);
       out.push(...(page.tools as McpToolDescription[]));
       cursor = page.nextCursor;
     } while (cursor);

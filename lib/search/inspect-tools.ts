@@ -1,35 +1,36 @@
 // inspectTools: Inspect. The full (or lean) capability results for tool ids, in request order;
-// ids that are unknown or retired are reported, never silently dropped. Writes a
-// `search_by_ids` usage event.
+// ids that are unknown or retired are reported, never silently dropped. Tools of an MCP provider
+// with a live schema answer with the params its server lists now. Writes a `search_by_ids` usage event.
 import type { Db } from "../db/types";
 import { recordUsageEvent } from "../audit/usage-event";
+import { fetchLiveSchema, findLiveSchemaTools, type LiveSchemaTool } from "../catalog/live-schema";
 import { DomainError } from "../errors";
 import { creditsToNumber } from "../money";
 import { capabilityResult } from "./capability";
 import { catalogSnapshot, readCatalogVersionAndCredits, type CatalogTool } from "./catalog-index";
 import type { CapabilityResult, InspectRequest, InspectResponse, SearchLang } from "./schemas";
 
-/**
- * Where a capability's schema comes from. Catalog tools answer from the snapshot; a provider
- * whose schema must be fetched live (MCP `tools/list`) plugs in here and may throw
- * `DomainError("upstream_timeout")`, which the route answers 504 `{error, remaining_credits}`.
- */
-export type SchemaSource = (tool: CatalogTool, lang: SearchLang, view: "full" | "lean") => Promise<CapabilityResult>;
-
-const catalogSchema: SchemaSource = async (tool, lang, view) => capabilityResult(tool, lang, view);
-
 export interface InspectToolsInput {
   accountId: string;
   apiKeyId: string | null;
   request: InspectRequest;
   lang: SearchLang;
-  schemaSource?: SchemaSource;
 }
 
 export type InspectOutcome =
   | { outcome: "ok"; response: InspectResponse }
   /** A live schema fetch timed out (504) or failed (502): contract shape `{error, remaining_credits}`. */
   | { outcome: "upstream_timeout" | "upstream_unavailable"; error: string; remaining_credits: number | null };
+
+/**
+ * A tool's result from the catalog snapshot, or with its live params; null when its live server
+ * no longer lists it. Live fetches may throw `DomainError("upstream_timeout" | "upstream_unavailable")`.
+ */
+async function describeTool(tool: CatalogTool, live: LiveSchemaTool | undefined, lang: SearchLang, view: "full" | "lean"): Promise<CapabilityResult | null> {
+  if (!live) return capabilityResult(tool, lang, view);
+  const schema = await fetchLiveSchema(live);
+  return schema && capabilityResult({ ...tool, params: schema.params, oneOfRequired: schema.oneOfRequired ?? null }, lang, view);
+}
 
 export async function inspectTools(db: Db, input: InspectToolsInput): Promise<InspectOutcome> {
   const started = performance.now();
@@ -38,17 +39,20 @@ export async function inspectTools(db: Db, input: InspectToolsInput): Promise<In
   const snapshot = await catalogSnapshot(db, version);
   const ids = [...new Set(request.tool_ids)];
   const found = ids.map((id) => snapshot.byId.get(id)).filter((t): t is CatalogTool => t !== undefined);
-  const unknown = ids.filter((id) => !snapshot.byId.has(id));
-  const source = input.schemaSource ?? catalogSchema;
+  const live = await findLiveSchemaTools(db, found.map((t) => t.id));
   const remaining = available === null ? null : creditsToNumber(available);
-  let results: CapabilityResult[] = [];
+  let answered: (CapabilityResult | null)[] = [];
   let upstream: DomainError | undefined;
   try {
-    results = await Promise.all(found.map((t) => source(t, lang, request.view)));
+    answered = await Promise.all(found.map((t) => describeTool(t, live.get(t.id), lang, request.view)));
   } catch (err) {
     if (!(err instanceof DomainError) || (err.code !== "upstream_timeout" && err.code !== "upstream_unavailable")) throw err;
     upstream = err;
   }
+  const results = answered.filter((r): r is CapabilityResult => r !== null);
+  // A live tool its server no longer lists is as stale as a retired one: reported, not dropped.
+  const goneUpstream = new Set(found.filter((_, i) => answered[i] === null).map((t) => t.id));
+  const unknown = ids.filter((id) => !snapshot.byId.has(id) || goneUpstream.has(id));
   const elapsedMs = Math.round((performance.now() - started) * 100) / 100;
   const errorMessage = upstream
     ? upstream.message
@@ -65,7 +69,7 @@ export async function inspectTools(db: Db, input: InspectToolsInput): Promise<In
     sessionId: request.session_id ?? null,
     searchId: request.search_id ?? null,
     toolId: ids.length === 1 ? ids[0] : null,
-    success: !upstream && found.length > 0,
+    success: !upstream && results.length > 0,
     reasonCode: upstream ? (upstream.code === "upstream_timeout" ? "transport.timeout" : "transport.no_response") : null,
     settledAmount: "0",
     errorMessage,

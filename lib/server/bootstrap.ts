@@ -5,6 +5,7 @@ import { logger } from "../log";
 import { getAuthSecret } from "../auth/app-secret";
 import { seedDemoIfEmpty, syncDemoCatalog, type DemoCredentials } from "../seed/seed-demo";
 import { startReservationSweeper } from "../billing/sweep-reservations";
+import { startToolStatsRefresher } from "../catalog/refresh-stats";
 import { startAdminChannel } from "./admin-channel";
 
 export interface Bootstrapped {
@@ -19,7 +20,8 @@ type G = typeof globalThis & { [key]?: Promise<Bootstrapped> };
 /**
  * Everything a serving process needs before its first request, done once per process (the
  * custom server and `next dev`'s API route share it): database + migrations, run-time secrets,
- * the demo catalog and seed, the admin channel (embedded database) and the reservation sweeper.
+ * the demo catalog and seed, the admin channel (embedded database), the reservation sweeper and
+ * the tool stats refresher.
  */
 export function bootstrap(): Promise<Bootstrapped> {
   const g = globalThis as G;
@@ -34,12 +36,14 @@ export function bootstrap(): Promise<Bootstrapped> {
     const seed = e.SEED_DEMO === "true" ? await seedDemoIfEmpty(db, dataDir()) : { created: false };
     const closeAdmin = database.kind === "pglite" ? await startAdminChannel(db, dataDir()) : undefined;
     const stopSweeper = startReservationSweeper(db, 15_000, (err) => logger.error({ err: err.message }, "reservation sweeper failed"));
+    const stopStatsRefresher = startToolStatsRefresher(db, (err) => logger.error({ err: err.message }, "tool stats refresh failed"));
     return {
       database,
       credentials: "credentials" in seed ? seed.credentials : undefined,
       stop: () => {
         closeAdmin?.();
         stopSweeper();
+        stopStatsRefresher();
       },
     };
   })();

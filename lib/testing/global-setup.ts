@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import fs from "node:fs";
 import pg from "pg";
 import { openDatabase } from "../db/open";
@@ -36,16 +37,26 @@ export default async function setup() {
       for (const { datname } of stale.rows) await admin.query(`drop database if exists "${datname}"`).catch(() => undefined);
       const exists = await admin.query("select 1 from pg_database where datname = $1", [template]);
       if (exists.rowCount === 0) {
-        await admin.query(`create database "${template}"`);
-        const database = await openDatabase({ kind: "postgres", url: adminUrl(url, template), poolSize: 2 });
+        // Built under a private name and renamed once migrated: runs that start together (each
+        // vitest project runs this setup) never clone a half-built template, and the loser of the
+        // rename drops its copy.
+        const building = `${template}_b${process.pid}_${crypto.randomBytes(3).toString("hex")}`;
+        await admin.query(`create database "${building}"`);
+        const database = await openDatabase({ kind: "postgres", url: adminUrl(url, building), poolSize: 2 });
         try {
           await migrateDatabase(database);
         } catch (err) {
           await database.close();
-          await admin.query(`drop database if exists "${template}"`);
+          await admin.query(`drop database if exists "${building}"`);
           throw err;
         }
         await database.close();
+        try {
+          await admin.query(`alter database "${building}" rename to "${template}"`);
+        } catch (err) {
+          await admin.query(`drop database if exists "${building}"`);
+          if ((err as { code?: string }).code !== "42P04") throw err;
+        }
       }
     } finally {
       await admin.end();

@@ -1,12 +1,18 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { and, eq } from "drizzle-orm";
+import { z } from "zod";
 import { createTestDatabase } from "../../testing/database";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { bearer, seedAccount } from "../../testing/fixtures";
 import { importDemoCatalog } from "../../testing/catalog";
-import { usageEvents } from "../../db/schema";
-import { DomainError } from "../../errors";
-import { inspectTools } from "../../search/inspect-tools";
+import { startTestMcpServer, type TestMcpServer } from "../../testing/mcp-server";
+import { closedPort } from "../../testing/fake-upstream";
+import { runCommand } from "../../cli/commands";
+import { importCatalog } from "../../catalog/import";
+import { LIVE_SCHEMA_CACHE_TTL_MS } from "../../catalog/live-schema";
+import { manifestFromMcpTools } from "../../catalog/mcp-import";
+import { listMcpTools, type McpToolDescription } from "../../providers/mcp-adapter";
+import { tools, usageEvents } from "../../db/schema";
 import type { Database } from "../../db/types";
 
 let database: Database;
@@ -91,19 +97,117 @@ describe("POST /tools/by-ids", () => {
   });
 });
 
-describe("inspectTools with a live schema source", () => {
-  it("turns an upstream timeout into the 504 outcome with remaining credits, and records it", async () => {
-    const result = await inspectTools(database.db, {
-      accountId: seed.accountId,
-      apiKeyId: null,
-      request: { tool_ids: ["builtin.math.roman"], view: "full", session_id: "sess-timeout" },
-      lang: "en",
-      schemaSource: async () => {
-        throw new DomainError("upstream_timeout", "MCP tools/list did not answer within 10 s");
-      },
+describe("POST /tools/by-ids for MCP providers with a live schema", () => {
+  let mcp: TestMcpServer;
+  let listed: McpToolDescription[];
+
+  beforeAll(async () => {
+    mcp = await startTestMcpServer();
+    listed = await listMcpTools(mcp.url, { allowPrivateNetwork: true });
+    await runCommand(database.db, ["providers", "import", "--mcp", mcp.url, "--provider-id", "live-mcp", "--allow-private-network", "--live-schema"]);
+    const imports = [
+      manifestFromMcpTools(mcp.url, listed, { providerId: "snapshot-mcp", allowPrivateNetwork: true }),
+      manifestFromMcpTools(mcp.url, listed, { providerId: "slow-mcp", allowPrivateNetwork: true, liveSchema: true, timeoutMs: 300 }),
+      manifestFromMcpTools(`http://127.0.0.1:${await closedPort()}/mcp`, listed, { providerId: "down-mcp", allowPrivateNetwork: true, liveSchema: true }),
+      manifestFromMcpTools(mcp.url, listed, { providerId: "guarded-mcp", liveSchema: true }),
+      manifestFromMcpTools(mcp.url, [{ name: "vanished", inputSchema: { type: "object" } }], { providerId: "vanish-mcp", allowPrivateNetwork: true, liveSchema: true }),
+    ];
+    for (const manifest of imports) await importCatalog(database.db, manifest);
+  });
+
+  afterAll(() => mcp?.close());
+
+  const paramNames = (body: { results: { params: { name: string }[] }[] }) => body.results[0].params.map((p) => p.name);
+  const eventOf = async (sessionId: string) => (await database.db.select().from(usageEvents).where(eq(usageEvents.sessionId, sessionId)))[0];
+
+  it("answers with the params the server lists now, re-reading them once the 30 s cache has expired", async () => {
+    const listsBefore = mcp.lists;
+    const first = await (await inspect({ tool_ids: ["live-mcp.echo"] })).json();
+    expect(paramNames(first)).toEqual(["text", "times", "style", "tags"]);
+    expect(mcp.lists).toBe(listsBefore + 1);
+
+    mcp.setInputSchema("echo", { text: z.string().describe("Text to repeat"), lang: z.enum(["en", "zh"]).describe("Language of the echo") });
+    const cached = await (await inspect({ tool_ids: ["live-mcp.echo", "live-mcp.add"] })).json();
+    expect(paramNames(cached)).toEqual(["text", "times", "style", "tags"]);
+    expect(mcp.lists).toBe(listsBefore + 1);
+
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + LIVE_SCHEMA_CACHE_TTL_MS + 1_000);
+      const res = await inspect({ tool_ids: ["live-mcp.echo"], view: "lean" });
+      expect(res.status).toBe(200);
+      expect((await res.json()).results[0].params).toEqual([
+        { name: "text", type: "string", required: true },
+        { name: "lang", type: "string", required: true, enum: ["en", "zh"] },
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(mcp.lists).toBe(listsBefore + 2);
+    const [row] = await database.db.select({ params: tools.params }).from(tools).where(eq(tools.id, "live-mcp.echo"));
+    expect((row.params as { name: string }[]).map((p) => p.name)).toEqual(["text", "times", "style", "tags"]);
+  });
+
+  it("Probe and Call check parameters against the same live params Inspect shows", async () => {
+    // After the test above the server lists echo(text, lang), the snapshot still echo(text, times, style, tags).
+    const probe = (parameters: Record<string, unknown>) =>
+      fetch(`${server.url}/api/v1/tools/probe?tool_id=live-mcp.echo`, {
+        method: "POST",
+        headers: { ...bearer(seed.apiKey), "content-type": "application/json" },
+        body: JSON.stringify({ parameters, checks: ["schema"] }),
+      }).then((r) => r.json());
+    expect((await probe({ text: "hi", lang: "en" })).schema.valid).toBe(true);
+    const stale = await probe({ text: "hi", times: 2 });
+    expect(stale.schema.valid).toBe(false);
+    expect(stale.schema.details).toEqual(expect.arrayContaining([expect.objectContaining({ type: "extra_forbidden", loc: ["body", "parameters", "times"] })]));
+    const call = await fetch(`${server.url}/api/v1/tools/execute`, {
+      method: "POST",
+      headers: { ...bearer(seed.apiKey), "content-type": "application/json" },
+      body: JSON.stringify({ tool_id: "live-mcp.echo", parameters: { text: "hi", times: 2 } }),
     });
-    expect(result).toEqual({ outcome: "upstream_timeout", error: "MCP tools/list did not answer within 10 s", remaining_credits: 5 });
-    const [event] = await database.db.select().from(usageEvents).where(eq(usageEvents.sessionId, "sess-timeout"));
-    expect(event).toMatchObject({ eventType: "search_by_ids", success: false, reasonCode: "transport.timeout", chargeOutcome: "failed_not_charged" });
+    expect(call.status).toBe(422);
+  });
+
+  it("never contacts the server of a snapshot MCP provider", async () => {
+    const listsBefore = mcp.lists;
+    const res = await inspect({ tool_ids: ["snapshot-mcp.echo", "snapshot-mcp.add"] });
+    expect(res.status).toBe(200);
+    expect(paramNames(await res.json())).toEqual(["text", "times", "style", "tags"]);
+    expect(mcp.lists).toBe(listsBefore);
+  });
+
+  it("a slow tools/list gives 504 {error, remaining_credits} and records transport.timeout", async () => {
+    mcp.listDelayMs = 2_000;
+    try {
+      const res = await inspect({ tool_ids: ["slow-mcp.add"], session_id: "sess-live-timeout" });
+      expect(res.status).toBe(504);
+      expect(await res.json()).toEqual({ error: expect.stringMatching(/slow-mcp did not list its tools within 300 ms/), remaining_credits: 5 });
+    } finally {
+      mcp.listDelayMs = 0;
+    }
+    expect(await eventOf("sess-live-timeout")).toMatchObject({ eventType: "search_by_ids", toolId: "slow-mcp.add", success: false, reasonCode: "transport.timeout", chargeOutcome: "failed_not_charged" });
+  });
+
+  it("an unreachable server gives 502 {error, remaining_credits} and records transport.no_response", async () => {
+    const res = await inspect({ tool_ids: ["builtin.math.roman", "down-mcp.add"], session_id: "sess-live-down" });
+    expect(res.status).toBe(502);
+    expect(await res.json()).toEqual({ error: expect.stringMatching(/down-mcp could not list its tools/), remaining_credits: 5 });
+    expect(await eventOf("sess-live-down")).toMatchObject({ eventType: "search_by_ids", success: false, reasonCode: "transport.no_response" });
+  });
+
+  it("the SSRF guard refuses a live fetch from a private server that is not allow-listed (502)", async () => {
+    const listsBefore = mcp.lists;
+    const res = await inspect({ tool_ids: ["guarded-mcp.add"] });
+    expect(res.status).toBe(502);
+    expect((await res.json()).error).toMatch(/non-public address 127\.0\.0\.1/);
+    expect(mcp.lists).toBe(listsBefore);
+  });
+
+  it("reports a live tool its server no longer lists as unknown", async () => {
+    const res = await inspect({ tool_ids: ["vanish-mcp.vanished", "builtin.math.roman"] });
+    const body = await res.json();
+    expect(res.status).toBe(200);
+    expect(body).toMatchObject({ total: 1, unknown_tool_ids: ["vanish-mcp.vanished"] });
+    expect(body.error_message).toMatch(/vanish-mcp\.vanished/);
   });
 });

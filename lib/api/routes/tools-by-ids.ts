@@ -18,7 +18,8 @@ const route = createRoute({
   summary: "Full parameter schemas, examples, quality and cost signals for tool ids",
   description:
     "Results follow the request order. Ids that are unknown or retired are listed in `unknown_tool_ids` (and named in `error_message`); " +
-    "the request still succeeds for the others. Recorded as a `search_by_ids` usage event.",
+    "the request still succeeds for the others. Tools of an MCP provider with a live schema answer with the params its server lists now " +
+    "(cached 30 s); 504 when that `tools/list` times out, 502 when it fails. Recorded as a `search_by_ids` usage event.",
   security: security.apiKey,
   middleware: [requireAuth("api_key", "inspect")] as const,
   request: {

@@ -1,7 +1,7 @@
 import { bigint, boolean, check, index, integer, jsonb, pgTable, real, text } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
 import { providers } from "./providers";
-import { createdAt, updatedAt } from "./columns";
+import { createdAt, tsz, updatedAt } from "./columns";
 
 export const toolStatuses = ["active", "retired"] as const;
 
@@ -55,6 +55,8 @@ export const catalogState = pgTable(
     id: integer("id").primaryKey().default(1),
     version: bigint("version", { mode: "number" }).notNull().default(0),
     updatedAt: updatedAt(),
+    /** When an instance last refreshed the tools' measured stats (lib/catalog/refresh-stats.ts). */
+    statsRefreshedAt: tsz("stats_refreshed_at"),
   },
   (t) => [check("catalog_state_single_row", sql`${t.id} = 1`)],
 );

@@ -1,0 +1,1 @@
+ALTER TABLE "catalog_state" ADD COLUMN "stats_refreshed_at" timestamp with time zone;
