@@ -10,22 +10,26 @@ import { rows } from "../db/row-sql";
  */
 export async function sweepExpiredReservations(db: Db, batchSize = 100): Promise<number> {
   const result = await db.execute(sql`
-    WITH ex AS (
+    WITH due AS (
+      SELECT id, account_id FROM executions
+       WHERE status = 'reserved' AND reservation_expires_at < now()
+       ORDER BY reservation_expires_at LIMIT ${batchSize}
+    ), locked AS (
+      -- Balance rows in account order, then execution rows, then token rows in jti order: the
+      -- order every Call statement takes them in, so a sweep and a batch of Calls cannot deadlock.
+      SELECT account_id FROM credit_balances WHERE account_id IN (SELECT account_id FROM due)
+       ORDER BY account_id FOR UPDATE
+    ), ex AS (
       UPDATE executions e
          SET status = 'released', success = false, reason_code = 'transport.execution_failed',
              charge_outcome = 'failed_not_charged', settled_credits = 0, settled_at = now()
        WHERE e.id IN (SELECT id FROM executions
-                       WHERE status = 'reserved' AND reservation_expires_at < now()
-                       ORDER BY reservation_expires_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)
+                       WHERE id IN (SELECT id FROM due) AND status = 'reserved' AND (SELECT count(*) FROM locked) >= 0
+                       FOR UPDATE SKIP LOCKED)
    RETURNING e.id, e.account_id, e.api_key_id, e.tool_id, e.search_id, e.session_id, e.model, e.run_id,
              e.reserved_credits, e.delegation_jti, e.parameters, e.created_at
     ), per_account AS (
       SELECT account_id, sum(reserved_credits) AS total FROM ex GROUP BY account_id
-    ), locked AS (
-      -- Balance rows in account order, then token rows in jti order: the order every Call
-      -- statement takes them in, so a sweep and a batch of Calls cannot deadlock.
-      SELECT account_id FROM credit_balances WHERE account_id IN (SELECT account_id FROM per_account)
-       ORDER BY account_id FOR UPDATE
     ), rel AS (
       UPDATE credit_balances cb SET reserved_credits = greatest(cb.reserved_credits - pa.total, 0), updated_at = now()
         FROM per_account pa JOIN locked USING (account_id) WHERE cb.account_id = pa.account_id

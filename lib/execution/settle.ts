@@ -90,13 +90,18 @@ function recordSql(executionColumns: string[], eventColumns: string[]): string {
 function settleSql(updateColumns: string[], eventColumns: string[]): string {
   return `
     WITH ${JOBS},
-    ex AS (
+    held AS (
+      -- Balance rows before execution rows, as a reserve takes them (its insert may wait on an
+      -- execution row with the same Idempotency-Key): the other order deadlocks.
+      SELECT account_id FROM credit_balances WHERE account_id IN (SELECT job->>'account_id' FROM jobs)
+       ORDER BY account_id FOR UPDATE
+    ), ex AS (
       UPDATE executions e
          SET (${columnList(updateColumns)}) = (SELECT ${columnList(updateColumns, "r.")}
                                                  FROM jsonb_populate_record(NULL::executions, jobs.job->'update') r),
              status = 'settled', settled_at = now()
         FROM jobs
-       WHERE e.id = jobs.job->>'execution_id' AND e.status = 'reserved'
+       WHERE e.id = jobs.job->>'execution_id' AND e.status = 'reserved' AND (SELECT count(*) FROM held) >= 0
    RETURNING jobs.i, e.account_id, e.reserved_credits, e.delegation_jti
     ), charges AS (
       SELECT ex.i, ex.account_id, coalesce((jobs.job->>'amount')::numeric, 0) AS amount, ex.reserved_credits AS release,
