@@ -138,22 +138,28 @@ async function run(name: string, connections: number, opts: autocannon.Options, 
   });
   // Requests cut off at the end are still finished by the server: let them settle before measuring.
   await new Promise((r) => setTimeout(r, 500));
-  const pgCpu = stopPgCpu();
-  latencies.sort((a, b) => a - b);
+  const cpu = { pgMs: stopPgCpu(), serverMs: processCpuMs(serverPid) - serverBefore };
+  return stage({ name, connections, latencies, statuses, errors: result.errors + result.timeouts, non2xx: result.non2xx }, viaGateway ? cpu : undefined);
+}
+
+/** A stage's figures from its 2xx latencies, and, for the gateway, its and PostgreSQL's CPU per 2xx response. */
+function stage(
+  r: { name: string; connections: number; latencies: number[]; statuses: Record<number, number>; errors: number; non2xx: number },
+  cpu?: { serverMs: number; pgMs: number },
+): Stage {
+  const latencies = [...r.latencies].sort((a, b) => a - b);
   const ok = latencies.length;
   return {
-    name,
-    connections,
+    name: r.name,
+    connections: r.connections,
     rps: Math.round(ok / DURATION),
     p50: round(percentile(latencies, 50)),
     p99: round(percentile(latencies, 99)),
-    errors: result.errors + result.timeouts,
-    non2xx: result.non2xx,
+    errors: r.errors,
+    non2xx: r.non2xx,
     ok,
-    statuses,
-    ...(viaGateway && ok > 0
-      ? { serverCpuMs: round((processCpuMs(serverPid) - serverBefore) / ok), postgresCpuMs: round(pgCpu / ok) }
-      : {}),
+    statuses: r.statuses,
+    ...(cpu && ok > 0 ? { serverCpuMs: round(cpu.serverMs / ok), postgresCpuMs: round(cpu.pgMs / ok) } : {}),
   };
 }
 
@@ -204,21 +210,9 @@ async function openLoop(name: string, url: string, rate: number, connections: nu
   }
   await Promise.all(pending);
   agent.destroy();
-  const pgCpu = stopPgCpu();
-  latencies.sort((a, b) => a - b);
   const ok = latencies.length;
-  return {
-    name,
-    connections,
-    rps: Math.round(ok / DURATION),
-    p50: round(percentile(latencies, 50)),
-    p99: round(percentile(latencies, 99)),
-    errors,
-    non2xx: total - ok - errors,
-    ok,
-    statuses,
-    ...(viaGateway && ok > 0 ? { serverCpuMs: round((processCpuMs(serverPid) - serverBefore) / ok), postgresCpuMs: round(pgCpu / ok) } : {}),
-  };
+  const cpu = { pgMs: stopPgCpu(), serverMs: processCpuMs(serverPid) - serverBefore };
+  return stage({ name, connections, latencies, statuses, errors, non2xx: total - ok - errors }, viaGateway ? cpu : undefined);
 }
 
 function printStages(stages: Stage[]): void {
