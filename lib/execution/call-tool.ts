@@ -53,7 +53,12 @@ export interface CallResponse {
 export interface CallResult {
   status: 200 | 400 | 402 | 403 | 404 | 409 | 422;
   body: CallResponse | Partial<CallResponse>;
+  /** Milliseconds spent in each phase that ran (sent as `Server-Timing`). */
+  timings?: Partial<Record<CallPhase, number>>;
 }
+
+/** Phases of a Call, in order: lookup and validation, reservation, provider, result shaping, settlement. */
+export type CallPhase = "validate" | "reserve" | "provider" | "shape" | "settle";
 
 /** A reservation that outlives this by far is a crashed Call: the sweeper releases it. */
 const RESERVATION_MARGIN_MS = 60_000;
@@ -85,6 +90,14 @@ const elapsed = (started: number) => Math.round((performance.now() - started) * 
  */
 export async function callTool(db: Db, caller: Caller, req: CallRequest): Promise<CallResult> {
   const started = performance.now();
+  const timings: Partial<Record<CallPhase, number>> = {};
+  let phaseStart = started;
+  /** Closes the running phase: its time goes to `phase`. */
+  const lap = (phase: CallPhase) => {
+    const now = performance.now();
+    timings[phase] = (timings[phase] ?? 0) + Math.round((now - phaseStart) * 100) / 100;
+    phaseStart = now;
+  };
   const executionId = newId("exe");
   const sessionId = req.sessionId ?? executionId;
   const model = req.model ?? caller.delegation?.model ?? null;
@@ -217,6 +230,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
     idempotencyKey: req.idempotencyKey ?? null,
     requestHash,
   };
+  lap("validate");
   if (needsReservation) {
     let r;
     try {
@@ -235,6 +249,8 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
     }
   }
 
+  if (needsReservation) lap("reserve");
+
   // 5. Execute, outside any transaction.
   let outcome: ProviderOutcome | undefined;
   let cacheHit = false;
@@ -246,6 +262,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
     outcome = await adapterFor(tool.target.transport).execute(tool.target, parameters);
     if (tool.cacheable) storeOutcome(db, tool.id, parameters, outcome, tool.cacheTtlSeconds);
   }
+  lap("provider");
   const success = isSuccessful(outcome.reasonCode);
   const amount = success ? settleAmount(tool.billingRule, tool.params, parameters, outcome.data).amount : "0";
   const chargeOutcome = deriveChargeOutcome(success, amount);
@@ -253,6 +270,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
   // 6. Shape the result (full content of a large result goes to the result store).
   const shaped = success ? await shapeResult(db, executionId, outcome.data, mode, req.maxResponseSize) : { result: { data: {} } as const, truncated: false, sizeBytes: 2 };
   const ms = elapsed(started);
+  lap("shape");
   const listAmount = creditsToNumber(amount);
   const billing = { summary: billingSummary(tool, quote, amount, success, outcome.reasonCode, cacheHit), list_amount_credits: listAmount };
   const executionOutcome = {
@@ -351,9 +369,10 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
     settled = await recordCall(db, { ...base, ...settledFields, settledAt: new Date() }, event, charged ? charge : undefined);
     if (!settled) return insufficient(amount);
   }
+  lap("settle");
   body.remaining_credits = settled.availableAfter == null ? null : creditsToNumber(settled.availableAfter);
-  if (!settled.settled) return released(body.remaining_credits);
-  return { status: 200, body: sent() };
+  if (!settled.settled) return { ...released(body.remaining_credits), timings };
+  return { status: 200, body: sent(), timings };
 
   /**
    * The Call outlived its reservation, which the sweeper released and recorded as a failed,

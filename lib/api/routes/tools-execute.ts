@@ -4,7 +4,7 @@ import type { ApiApp, AuthContext } from "../../http/context";
 import { requireCallAuth } from "../../http/call-auth";
 import { zodIssuesToDetail } from "../../http/errors";
 import { PublicApiErrorSchema, ValidationIssueSchema, authErrorResponses, security } from "../../http/schemas";
-import { callTool, type Caller } from "../../execution/call-tool";
+import { callTool, type CallPhase, type Caller } from "../../execution/call-tool";
 import { DEFAULT_MAX_RESPONSE_SIZE } from "../../execution/shape-result";
 
 export const ExecuteBodySchema = z
@@ -60,7 +60,14 @@ const route = createRoute({
     body: { content: { "application/json": { schema: ExecuteBodySchema } }, required: true },
   },
   responses: {
-    200: json("Call response (also for upstream failures: success=false)"),
+    200: {
+      ...json("Call response (also for upstream failures: success=false)"),
+      headers: z.object({
+        "Server-Timing": z.string().openapi({
+          description: "Extension: milliseconds per phase of this Call (`validate`, `reserve` when credits were held, `provider`, `shape`, `settle`), e.g. `validate;dur=0.06, reserve;dur=0.9, provider;dur=41.2, shape;dur=0.02, settle;dur=1.1`",
+        }),
+      }),
+    },
     400: json("tool_id missing"),
     402: json("Insufficient credits"),
     403: {
@@ -74,6 +81,13 @@ const route = createRoute({
     ...authErrorResponses,
   },
 });
+
+/** `Server-Timing` (W3C) of a Call's phases, e.g. `reserve;dur=0.9, provider;dur=1.2, settle;dur=1.1`. */
+function serverTiming(timings: Partial<Record<CallPhase, number>>): string {
+  return Object.entries(timings)
+    .map(([phase, ms]) => `${phase};dur=${ms}`)
+    .join(", ");
+}
 
 /** The Caller of a request authenticated by requireCallAuth (an API key or a delegation token). */
 function callerOf(auth: AuthContext): Caller {
@@ -96,7 +110,7 @@ export function registerToolsExecute(app: ApiApp) {
       const query = c.req.valid("query");
       const headers = c.req.valid("header");
       const caller = callerOf(c.get("auth"));
-      const { status, body: response } = await callTool(c.env.db, caller, {
+      const { status, body: response, timings } = await callTool(c.env.db, caller, {
         toolId: query.tool_id ?? body.tool_id,
         parameters: body.parameters,
         searchId: body.search_id,
@@ -108,6 +122,7 @@ export function registerToolsExecute(app: ApiApp) {
         cacheMode: headers["x-service-cache-mode"] ?? "default",
         idempotencyKey: headers["idempotency-key"],
       });
+      if (timings) c.header("Server-Timing", serverTiming(timings));
       return c.json(response as z.infer<typeof CallResponseSchema>, status);
     },
     (result, c) => {
