@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newId, newUuid } from "./ids";
+import { newId, newRequestId, newUuid } from "./ids";
 
 describe("newId", () => {
   it("is a prefixed, lower-case ULID, time-ordered and unique", () => {
@@ -25,5 +25,14 @@ describe("newUuid", () => {
   it("is unique across many refills of the random pool", () => {
     const ids = Array.from({ length: 20_000 }, () => newUuid());
     expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe("newRequestId", () => {
+  it("is distinct on every call and passes the incoming X-Request-Id rule, so it round-trips", () => {
+    const ids = Array.from({ length: 1000 }, () => newRequestId());
+    expect(new Set(ids).size).toBe(1000);
+    for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{12}_[0-9a-z]+$/);
+    expect(ids[0].length).toBeGreaterThanOrEqual(8);
   });
 });

@@ -71,7 +71,7 @@ describe("structured logs", () => {
     expect(oauth.status).toBeGreaterThanOrEqual(400);
     const generated = await fetch(`${url}/api/v1/meta`);
     const generatedId = generated.headers.get("x-request-id");
-    expect(generatedId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(generatedId).toMatch(/^req_[0-9a-f]{12}_[0-9a-z]+$/);
 
     const lines = await stopAndReadLog();
     const byId = (id: string) => lines.find((l) => l.requestId === id);

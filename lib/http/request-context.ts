@@ -1,6 +1,6 @@
 import { API_VERSION, API_VERSION_HEADER } from "../version";
 import { logAccess } from "../log";
-import { newUuid } from "../ids";
+import { newRequestId } from "../ids";
 import type { ApiDeps, NodeBindings, RequestBindings } from "./context";
 
 const REQUEST_ID = /^[\w.:-]{8,128}$/;
@@ -21,7 +21,7 @@ export function withRequestContext(fetch: Fetch, deps: ApiDeps) {
   return (req: Request, node?: NodeBindings): Response | Promise<Response> => {
     const started = performance.now();
     const incoming = node ? node.incoming.headers["x-request-id"] : req.headers.get("x-request-id");
-    const requestId = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : newUuid();
+    const requestId = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : newRequestId();
     const env: RequestBindings = { requestId, db: deps.database.db, deps, incoming: node?.incoming, outgoing: node?.outgoing };
     if (node) {
       node.outgoing.setHeader("X-Request-Id", requestId);
