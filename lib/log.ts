@@ -30,6 +30,10 @@ const ordered = {
     flushAccess();
     destination.write(line);
   },
+  flush(cb?: (err?: Error) => void) {
+    flushAccess();
+    destination.flush(cb);
+  },
 };
 
 if (level !== "silent") {
