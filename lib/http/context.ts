@@ -25,6 +25,8 @@ export interface ApiDeps {
  */
 export interface RequestBindings {
   requestId: string;
+  /** `performance.now()` when the request reached the API. */
+  startedAt: number;
   db: Db;
   deps: ApiDeps;
   /** The authenticated account, for the access log line (set with the principal). */

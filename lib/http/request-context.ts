@@ -22,7 +22,7 @@ export function withRequestContext(fetch: Fetch, deps: ApiDeps) {
     const started = performance.now();
     const incoming = node ? node.incoming.headers["x-request-id"] : req.headers.get("x-request-id");
     const requestId = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : newRequestId();
-    const env: RequestBindings = { requestId, db: deps.database.db, deps, incoming: node?.incoming, outgoing: node?.outgoing };
+    const env: RequestBindings = { requestId, startedAt: started, db: deps.database.db, deps, incoming: node?.incoming, outgoing: node?.outgoing };
     if (node) {
       node.outgoing.setHeader("X-Request-Id", requestId);
       node.outgoing.setHeader(API_VERSION_HEADER, API_VERSION);

@@ -219,12 +219,12 @@ describe("Call: charging", () => {
     const { status, headers } = await call(a.apiKey, { tool_id: PATIENT_SLOW, parameters: { ms: 120 } });
     expect(status).toBe(200);
     const phases = Object.fromEntries([...(headers.get("server-timing") ?? "").matchAll(/(\w+);dur=([\d.]+)/g)].map((m) => [m[1], Number(m[2])]));
-    expect(Object.keys(phases)).toEqual(["validate", "reserve", "provider", "shape", "settle"]);
+    expect(Object.keys(phases)).toEqual(["request", "validate", "reserve", "provider", "shape", "settle"]);
     expect(phases.provider).toBeGreaterThanOrEqual(115);
     expect(phases.settle).toBeLessThan(phases.provider);
     // A builtin tool reserves nothing: no reserve phase.
     const builtin = await call(a.apiKey, { tool_id: COMPOUND, parameters: COMPOUND_PARAMS });
-    expect(builtin.headers.get("server-timing")).toMatch(/^validate;dur=[\d.]+, provider;dur=[\d.]+, shape;dur=[\d.]+, settle;dur=[\d.]+$/);
+    expect(builtin.headers.get("server-timing")).toMatch(/^request;dur=[\d.]+, validate;dur=[\d.]+, provider;dur=[\d.]+, shape;dur=[\d.]+, settle;dur=[\d.]+$/);
   });
 
   it("a per-result-item http tool reserves its maximum and is charged for what came back", async () => {

@@ -64,7 +64,7 @@ const route = createRoute({
       ...json("Call response (also for upstream failures: success=false)"),
       headers: z.object({
         "Server-Timing": z.string().openapi({
-          description: "Extension: milliseconds per phase of this Call (`validate`, `reserve` when credits were held, `provider`, `shape`, `settle`), e.g. `validate;dur=0.06, reserve;dur=0.9, provider;dur=41.2, shape;dur=0.02, settle;dur=1.1`",
+          description: "Extension: milliseconds per phase of this Call (`request`: authentication and body parsing, `validate`, `reserve` when credits were held, `provider`, `shape`, `settle`), e.g. `request;dur=0.2, validate;dur=0.06, reserve;dur=0.9, provider;dur=41.2, shape;dur=0.02, settle;dur=1.1`",
         }),
       }),
     },
@@ -82,8 +82,11 @@ const route = createRoute({
   },
 });
 
-/** `Server-Timing` (W3C) of a Call's phases, e.g. `reserve;dur=0.9, provider;dur=1.2, settle;dur=1.1`. */
-function serverTiming(timings: Partial<Record<CallPhase, number>>): string {
+/**
+ * `Server-Timing` (W3C) of a Call's phases, e.g. `request;dur=0.3, validate;dur=0.06, reserve;dur=0.9,
+ * provider;dur=1.2, shape;dur=0.02, settle;dur=1.1`; `request` is authentication and body parsing.
+ */
+function serverTiming(timings: Partial<Record<CallPhase | "request", number>>): string {
   return Object.entries(timings)
     .map(([phase, ms]) => `${phase};dur=${ms}`)
     .join(", ");
@@ -110,6 +113,7 @@ export function registerToolsExecute(app: ApiApp) {
       const query = c.req.valid("query");
       const headers = c.req.valid("header");
       const caller = callerOf(c.get("auth"));
+      const received = Math.round((performance.now() - c.env.startedAt) * 100) / 100;
       const { status, body: response, timings } = await callTool(c.env.db, caller, {
         toolId: query.tool_id ?? body.tool_id,
         parameters: body.parameters,
@@ -122,7 +126,7 @@ export function registerToolsExecute(app: ApiApp) {
         cacheMode: headers["x-service-cache-mode"] ?? "default",
         idempotencyKey: headers["idempotency-key"],
       });
-      if (timings) c.header("Server-Timing", serverTiming(timings));
+      if (timings) c.header("Server-Timing", serverTiming({ request: received, ...timings }));
       return c.json(response as z.infer<typeof CallResponseSchema>, status);
     },
     (result, c) => {
