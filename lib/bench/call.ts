@@ -47,8 +47,8 @@ process.on("SIGTERM", () => process.exit(0));
 
 interface Stage extends LoadResult {
   ok: number;
-  /** Median ms per Call phase, from the responses' Server-Timing (open loop only). */
-  phases?: Record<string, number>;
+  /** ms per Call phase, from the responses' Server-Timing (open loop only). */
+  phases?: Record<string, { p50: number; p99: number }>;
   statuses: Record<number, number>;
   /** CPU ms per 2xx response: the gateway process, and all PostgreSQL processes. */
   serverCpuMs?: number;
@@ -222,7 +222,12 @@ async function openLoop(name: string, url: string, rate: number, connections: nu
   const cpu = { pgMs: stopPgCpu(), serverMs: processCpuMs(serverPid) - serverBefore };
   const result = stage({ name, connections, latencies, statuses, errors, non2xx: total - ok - errors }, viaGateway ? cpu : undefined);
   if (phases.size > 0) {
-    result.phases = Object.fromEntries([...phases].map(([phase, ms]) => [phase, round(percentile(ms.sort((a, b) => a - b), 50))]));
+    result.phases = Object.fromEntries(
+      [...phases].map(([phase, ms]) => {
+        ms.sort((a, b) => a - b);
+        return [phase, { p50: round(percentile(ms, 50)), p99: round(percentile(ms, 99)) }];
+      }),
+    );
   }
   return result;
 }
@@ -407,10 +412,13 @@ async function main() {
     if (STAGES.has("latency")) {
       console.error(`added latency: ${LATENCY_RATE} req/s over 10 connections…`);
       directFixed = await openLoop("GET upstream directly", `${upstreamUrl}/value`, LATENCY_RATE, 10, [{ method: "GET", path: "/value" }], false);
-      // Each key sends a run of consecutive Calls, as a client reuses its key (cycling through
-      // hundreds of keys would make most Calls authenticate a key the server has not seen lately).
-      const perKeyRuns = (await callRequests(db, httpBody)).flatMap((r) => Array<autocannon.Request>(CALLS_PER_KEY).fill(r));
-      httpFixed = await openLoop("Call bench.upstream.value (http, 1 credit)", server.url, LATENCY_RATE, 10, perKeyRuns);
+      // Ten clients take turns, each with its own key (account) for 180 Calls, as a client reuses
+      // its key: cycling through hundreds of keys would make most Calls authenticate a key the
+      // server has not seen lately, and one key for all would make every Call wait on one balance row.
+      const keyed = await callRequests(db, httpBody);
+      const clients = 10;
+      const turns = Array.from({ length: LATENCY_RATE * DURATION }, (_, n) => keyed[((n % clients) + clients * Math.floor(n / (clients * CALLS_PER_KEY))) % keyed.length]);
+      httpFixed = await openLoop("Call bench.upstream.value (http, 1 credit)", server.url, LATENCY_RATE, 10, turns);
     }
 
     // Requests that autocannon cut off are still settled by the server; wait for their reservations.
@@ -443,8 +451,8 @@ async function main() {
     if (directFixed && httpFixed) {
       console.log(`\nOpen loop at ${LATENCY_RATE} req/s over at most 10 connections (latency counted from each request's due time):`);
       printStages(fixed);
-      const phases = Object.entries(httpFixed.phases ?? {}).map(([phase, ms]) => `${phase} ${ms}`);
-      console.log(`median ms per phase of the gateway's Calls (Server-Timing): ${phases.join(", ") || "none reported"}`);
+      const phases = Object.entries(httpFixed.phases ?? {}).map(([phase, ms]) => `${phase} ${ms.p50} / ${ms.p99}`);
+      console.log(`ms per phase of the gateway's Calls, p50 / p99 (Server-Timing): ${phases.join(", ") || "none reported"}`);
     }
     const non200 = all.flatMap((r) => Object.entries(r.statuses).filter(([st]) => st !== "200").map(([st, n]) => `${st}×${n} (${r.name} @${r.connections})`));
     if (non200.length) console.log(`\nnon-200 responses: ${non200.join(", ")}`);
