@@ -19,9 +19,18 @@ export type OpenOptions =
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.kind === "postgres") {
-    // Idle connections are kept for minutes, not pg's 10 s: a new backend loads its catalog caches
-    // and prepares the money path's statements again, which showed as Calls' tail latency.
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 20, idleTimeoutMillis: 300_000 });
+    // The money path's statements are named (prepared once per connection), and PostgreSQL keeps
+    // the generic plan it settles on after five runs until the next ANALYZE of the tables (never,
+    // with autovacuum off): one made while `executions` and `credit_balances` were small reads them
+    // by sequential scan, and went on doing so at tens of thousands of rows (found with
+    // pg_stat_user_tables during bench:call). Connections are therefore replaced after two minutes,
+    // and their statements planned again against the tables as they are; idle ones live a minute.
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 20,
+      idleTimeoutMillis: 60_000,
+      maxLifetimeSeconds: 120,
+    });
     // Without a listener a PostgreSQL restart would crash the process.
     pool.on("error", (err) => logger.error({ err: err.message }, "postgres pool error"));
     const db = drizzlePg(pool, { schema }) as unknown as Db;
