@@ -4,19 +4,15 @@ import { logLevel } from "./env";
 const level = logLevel();
 
 /**
- * Log lines are buffered and written in 8 KB chunks (and at least every 250 ms, and on exit)
- * instead of one write system call per request line: on this machine such a call costs about as
- * much as serving a small request.
+ * Access lines (one per request) are joined here and handed to the destination in 8 KB chunks (and
+ * at least every 250 ms, and on exit) instead of one write system call per line: on this machine
+ * such a call costs about as much as serving a small request, and sonic-boom, given lines one by
+ * one, measures the byte length of its whole pending buffer on every write. Other log lines are
+ * rare: they flush the pending access lines first, so order holds, and are written at once.
  */
-const destination = pino.destination({ dest: 1, sync: false, minLength: 8192 });
-
-/**
- * Access lines waiting for the destination, joined into one string: sonic-boom measures the
- * byte length of its whole pending chunk on every write, so handing it lines one by one costs
- * more than serving a small request's headers. Other log lines flush these first, keeping order.
- */
-let pendingAccess = "";
+const destination = pino.destination({ dest: 1, sync: false });
 const ACCESS_CHUNK = 8192;
+let pendingAccess = "";
 
 function flushAccess(): void {
   if (pendingAccess === "") return;
@@ -37,10 +33,7 @@ const ordered = {
 };
 
 if (level !== "silent") {
-  setInterval(() => {
-    flushAccess();
-    destination.flush();
-  }, 250).unref();
+  setInterval(flushAccess, 250).unref();
   process.once("exit", () => {
     flushAccess();
     destination.flushSync();

@@ -441,8 +441,7 @@ async function main() {
     console.error("pgbench (after)…");
     const pgbenchAfter = STAGES.has("pgbench") ? await pgbench(pgbenchDb, false) : { error: "not run (BENCH_STAGES)" };
 
-    const fixed = directFixed && httpFixed ? [directFixed, httpFixed] : [];
-    const all = [...builtin, ...http, ...fixed.slice(1)];
+    const all = [...builtin, ...http, ...(httpFixed ? [httpFixed] : [])];
     const okTotal = all.reduce((sum, r) => sum + r.ok, 0);
     console.log(`\nbench:call — ${DURATION}s per case, PostgreSQL (${new URL(ADMIN_URL).host}), server: ${started.kind}, stages: ${[...STAGES].join(",")}`);
     console.log(`machine: ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; the load generators (autocannon, pgbench's client) on CPU 0, the server and PostgreSQL on any CPU`);
@@ -453,7 +452,7 @@ async function main() {
     }
     if (directFixed && httpFixed) {
       console.log(`\nOpen loop at ${LATENCY_RATE} req/s over at most 10 connections (latency counted from each request's due time):`);
-      printStages(fixed);
+      printStages([directFixed, httpFixed]);
       const phases = Object.entries(httpFixed.phases ?? {}).map(([phase, ms]) => `${phase} ${ms.p50} / ${ms.p99}`);
       console.log(`ms per phase of the gateway's Calls, p50 / p99 (Server-Timing): ${phases.join(", ") || "none reported"}`);
     }
@@ -480,13 +479,10 @@ async function main() {
       console.log(`goal: added latency at 10 concurrent <= 2 ms p50: ${addedP50} ms (${httpFixed.p50} - ${directFixed.p50}, open loop) → ${addedP50 <= 2 ? "MET" : "MISSED"}`);
       console.log(`goal: added latency at 10 concurrent <= 10 ms p99: ${addedP99} ms (${httpFixed.p99} - ${directFixed.p99}, open loop) → ${addedP99 <= 10 ? "MET" : "MISSED"}`);
     }
-    const closed1 = { gateway: http[LEVELS.indexOf(1)], direct: direct[LEVELS.indexOf(1)] };
-    if (closed1.gateway && closed1.direct) {
-      console.log(`(unloaded, closed loop at 1 connection: p50 ${round(closed1.gateway.p50 - closed1.direct.p50)} ms, p99 ${round(closed1.gateway.p99 - closed1.direct.p99)} ms added)`);
-    }
-    const closed10 = { gateway: http[LEVELS.indexOf(10)], direct: direct[LEVELS.indexOf(10)] };
-    if (closed10.gateway && closed10.direct) {
-      console.log(`(closed loop at 10 connections, where latency is 10 / throughput: p50 ${round(closed10.gateway.p50 - closed10.direct.p50)} ms, p99 ${round(closed10.gateway.p99 - closed10.direct.p99)} ms added)`);
+    for (const [connections, what] of [[1, "unloaded, closed loop at 1 connection"], [10, "closed loop at 10 connections, where latency is 10 / throughput"]] as const) {
+      const gateway = http[LEVELS.indexOf(connections)];
+      const straight = direct[LEVELS.indexOf(connections)];
+      if (gateway && straight) console.log(`(${what}: p50 ${round(gateway.p50 - straight.p50)} ms, p99 ${round(gateway.p99 - straight.p99)} ms added)`);
     }
   } finally {
     await database?.close();

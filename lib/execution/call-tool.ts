@@ -15,6 +15,7 @@ import { ProjectionError, parseRespondWith, type RespondWith } from "./respond-w
 import { shapeResult, type ShapedResult } from "./shape-result";
 import { recordCall, reserveCall, settleReservedCall, type Charge, type SettleOutcome } from "./settle";
 import { validateParameters, withCurrentSchema, withDefaults } from "./validate-parameters";
+import { msSince } from "../timing";
 
 export interface CallRequest {
   toolId: string | undefined;
@@ -81,8 +82,6 @@ const outcomeOf: Record<ReasonCode, string> = {
   "delegation.scope_denied": "not_executed",
 };
 
-const elapsed = (started: number) => Math.round((performance.now() - started) * 100) / 100;
-
 /**
  * Call (`POST /tools/execute`): validate, reserve when the tool waits on an upstream, execute
  * outside any transaction, settle in one statement, shape the result. Every path that gets past
@@ -92,10 +91,10 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
   const started = performance.now();
   const timings: Partial<Record<CallPhase, number>> = {};
   let phaseStart = started;
-  /** Closes the running phase: its time goes to `phase`. */
+  /** Closes the running phase, which was `phase`. */
   const lap = (phase: CallPhase) => {
     const now = performance.now();
-    timings[phase] = (timings[phase] ?? 0) + Math.round((now - phaseStart) * 100) / 100;
+    timings[phase] = msSince(phaseStart, now);
     phaseStart = now;
   };
   const executionId = newId("exe");
@@ -103,7 +102,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
   const model = req.model ?? caller.delegation?.model ?? null;
 
   const reject = async (status: CallResult["status"], reason: ReasonCode, message: string, details?: ValidationIssue[], tool?: ToolRecord) => {
-    const ms = elapsed(started);
+    const ms = msSince(started);
     const outcome = await recordCall(
       db,
       baseExecution(),
@@ -269,7 +268,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
 
   // 6. Shape the result (full content of a large result goes to the result store).
   const shaped = success ? await shapeResult(db, executionId, outcome.data, mode, req.maxResponseSize) : { result: { data: {} } as const, truncated: false, sizeBytes: 2 };
-  const ms = elapsed(started);
+  const ms = msSince(started);
   lap("shape");
   const listAmount = creditsToNumber(amount);
   const billing = { summary: billingSummary(tool, quote, amount, success, outcome.reasonCode, cacheHit), list_amount_credits: listAmount };

@@ -2,6 +2,7 @@ import { API_VERSION, API_VERSION_HEADER } from "../version";
 import { logAccess } from "../log";
 import { newRequestId } from "../ids";
 import type { ApiDeps, NodeBindings, RequestBindings } from "./context";
+import { msSince } from "../timing";
 
 const REQUEST_ID = /^[\w.:-]{8,128}$/;
 
@@ -28,7 +29,7 @@ export function withRequestContext(fetch: Fetch, deps: ApiDeps) {
       node.outgoing.setHeader(API_VERSION_HEADER, API_VERSION);
     }
     const log = (res: Response) => {
-      logAccess({ requestId, method: req.method, path: pathOf(req.url), status: res.status, ms: Math.round((performance.now() - started) * 100) / 100, account: env.accountId });
+      logAccess({ requestId, method: req.method, path: pathOf(req.url), status: res.status, ms: msSince(started), account: env.accountId });
       return node ? res : withHeaders(res, requestId);
     };
     const res = fetch(req, env);

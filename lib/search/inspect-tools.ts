@@ -9,6 +9,7 @@ import { creditsToNumber } from "../money";
 import { capabilityResult } from "./capability";
 import { catalogSnapshot, readCatalogVersionAndCredits, type CatalogTool } from "./catalog-index";
 import type { CapabilityResult, InspectRequest, InspectResponse, SearchLang } from "./schemas";
+import { msSince } from "../timing";
 
 export interface InspectToolsInput {
   accountId: string;
@@ -53,7 +54,7 @@ export async function inspectTools(db: Db, input: InspectToolsInput): Promise<In
   // A live tool its server no longer lists is as stale as a retired one: reported, not dropped.
   const goneUpstream = new Set(found.filter((_, i) => answered[i] === null).map((t) => t.id));
   const unknown = ids.filter((id) => !snapshot.byId.has(id) || goneUpstream.has(id));
-  const elapsedMs = Math.round((performance.now() - started) * 100) / 100;
+  const elapsedMs = msSince(started);
   const errorMessage = upstream
     ? upstream.message
     : unknown.length === 0

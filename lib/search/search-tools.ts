@@ -10,6 +10,7 @@ import { credits, creditsToNumber, creditsToSql } from "../money";
 import { capabilityResult, routingCard } from "./capability";
 import { catalogSnapshot, normalizeName, readCatalogVersionAndCredits, type CatalogSnapshot, type CatalogTool } from "./catalog-index";
 import type { SearchLang, SearchRequest, SearchResponse } from "./schemas";
+import { msSince } from "../timing";
 
 export interface SearchToolsInput {
   accountId: string;
@@ -30,7 +31,7 @@ export async function searchTools(db: Db, input: SearchToolsInput): Promise<Sear
   const snapshot = await catalogSnapshot(db, version);
   const found = rankTools(snapshot, request.query, request.limit, request.source);
   const results = found.map((t) => (request.view === "routing" ? routingCard(t, lang) : capabilityResult(t, lang)));
-  const elapsedMs = Math.round((performance.now() - started) * 100) / 100;
+  const elapsedMs = msSince(started);
 
   const searchId = newId("srch");
   const usageEventId = newUuid();

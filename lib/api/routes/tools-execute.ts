@@ -6,6 +6,7 @@ import { zodIssuesToDetail } from "../../http/errors";
 import { PublicApiErrorSchema, ValidationIssueSchema, authErrorResponses, security } from "../../http/schemas";
 import { callTool, type CallPhase, type Caller } from "../../execution/call-tool";
 import { DEFAULT_MAX_RESPONSE_SIZE } from "../../execution/shape-result";
+import { msSince } from "../../timing";
 
 export const ExecuteBodySchema = z
   .object({
@@ -113,7 +114,7 @@ export function registerToolsExecute(app: ApiApp) {
       const query = c.req.valid("query");
       const headers = c.req.valid("header");
       const caller = callerOf(c.get("auth"));
-      const received = Math.round((performance.now() - c.env.startedAt) * 100) / 100;
+      const received = msSince(c.env.startedAt);
       const { status, body: response, timings } = await callTool(c.env.db, caller, {
         toolId: query.tool_id ?? body.tool_id,
         parameters: body.parameters,
