@@ -35,6 +35,49 @@ http.createServer((req, res) => {
 }).listen(Number(process.env.PORT), "127.0.0.1");
 `;
 
+// The floor of any reserve/settle design on this machine: a gateway with no product in it (node:http
+// and pg, no authentication, validation or shaping) that commits COMMITS one-row inserts (1: before
+// answering; 2: one before the upstream request, one after) around the same upstream request.
+const FLOOR_GATEWAY = `
+const http = require("node:http");
+const pg = require("pg");
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, idleTimeoutMillis: 0 });
+const agent = new http.Agent({ keepAlive: true });
+const upstream = new URL(process.env.UPSTREAM_URL);
+const commits = Number(process.env.COMMITS);
+let n = 0;
+const commit = (id, phase) => pool.query({ name: "floor", text: "INSERT INTO bench_floor (call_id, phase) VALUES ($1, $2)", values: [id, phase] });
+const fetchUpstream = () => new Promise((resolve, reject) => {
+  http.get({ host: upstream.hostname, port: upstream.port, path: "/value", agent }, (res) => {
+    let body = "";
+    res.on("data", (c) => (body += c));
+    res.on("end", () => resolve(body));
+  }).on("error", reject);
+});
+http.createServer((req, res) => {
+  req.resume();
+  req.on("end", async () => {
+    const id = String(n++);
+    if (commits === 2) await commit(id, "reserve");
+    const body = await fetchUpstream();
+    await commit(id, "settle");
+    const out = JSON.stringify({ execution_id: id, result: JSON.parse(body) });
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(out) });
+    res.end(out);
+  });
+}).listen(Number(process.env.PORT), "127.0.0.1");
+`;
+
+/** Starts the floor gateway (`FLOOR_GATEWAY`) on a free port, on any core as the product server is. */
+async function startFloorGateway(databaseUrl: string, upstreamUrl: string, commits: 1 | 2): Promise<{ url: string; stop: () => void }> {
+  const port = await freePort();
+  const [command, args] = serverCommand(["-e", FLOOR_GATEWAY], "any-core");
+  const child = spawn(command, args, { env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, UPSTREAM_URL: upstreamUrl, COMMITS: String(commits) }, stdio: "inherit" });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/`, 10_000);
+  return { url, stop: () => child.kill() };
+}
+
 // Without a production build: the same Hono app and bootstrap, served by @hono/node-server.
 const API_ONLY_SERVER = `
 import { serve } from "@hono/node-server";
@@ -174,7 +217,7 @@ function stage(
  * Unlike a closed loop, whose latency at a fixed connection count is its own throughput's inverse,
  * this measures what a request costs at a load both paths sustain.
  */
-async function openLoop(name: string, url: string, rate: number, connections: number, requests: autocannon.Request[], viaGateway = true): Promise<Stage> {
+async function openLoop(name: string, url: string, rate: number, connections: number, requests: autocannon.Request[], viaGateway = true, seconds = DURATION): Promise<Stage> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const target = new URL(url);
   const latencies: number[] = [];
@@ -183,7 +226,7 @@ async function openLoop(name: string, url: string, rate: number, connections: nu
   let errors = 0;
   const serverBefore = processCpuMs(serverPid);
   const stopPgCpu = sampleBackendCpu(benchDatabase);
-  const total = rate * DURATION;
+  const total = rate * seconds;
   const start = performance.now() + 50;
   const pending: Promise<void>[] = [];
   for (let n = 0; n < total; n++) {
@@ -414,6 +457,7 @@ async function main() {
     }
     let directFixed: Stage | undefined;
     let httpFixed: Stage | undefined;
+    const floors: Stage[] = [];
     if (STAGES.has("latency")) {
       console.error(`added latency: ${LATENCY_RATE} req/s over 10 connections…`);
       directFixed = await openLoop("GET upstream directly", `${upstreamUrl}/value`, LATENCY_RATE, 10, [{ method: "GET", path: "/value" }], false);
@@ -424,6 +468,18 @@ async function main() {
       const clients = 10;
       const turns = Array.from({ length: LATENCY_RATE * DURATION }, (_, n) => keyed[((n % clients) + clients * Math.floor(n / (clients * CALLS_PER_KEY))) % keyed.length]);
       httpFixed = await openLoop("Call bench.upstream.value (http, 1 credit)", server.url, LATENCY_RATE, 10, turns);
+      await db.execute(sql`CREATE TABLE bench_floor (id bigserial PRIMARY KEY, call_id text NOT NULL, phase text NOT NULL, at timestamptz NOT NULL DEFAULT now())`);
+      for (const commits of [2, 1] as const) {
+        console.error(`floor: a bare gateway committing ${commits} row(s) per request…`);
+        const gateway = await startFloorGateway(benchUrl, upstreamUrl, commits);
+        try {
+          const body: autocannon.Request[] = [{ method: "POST", path: "/call", body: "{}" }];
+          await openLoop("warm-up", gateway.url, LATENCY_RATE, 10, body, false, 1);
+          floors.push(await openLoop(`bare gateway (node:http + pg): ${commits} one-row commit${commits === 2 ? "s" : ""}`, gateway.url, LATENCY_RATE, 10, body, false));
+        } finally {
+          gateway.stop();
+        }
+      }
     }
 
     // Requests that autocannon cut off are still settled by the server; wait for their reservations.
@@ -454,7 +510,7 @@ async function main() {
     }
     if (directFixed && httpFixed) {
       console.log(`\nOpen loop at ${LATENCY_RATE} req/s over at most 10 connections (latency counted from each request's due time):`);
-      printStages([directFixed, httpFixed]);
+      printStages([directFixed, httpFixed, ...floors]);
       const phases = Object.entries(httpFixed.phases ?? {}).map(([phase, ms]) => `${phase} ${ms.p50} / ${ms.p99}`);
       console.log(`ms per phase of the gateway's Calls, p50 / p99 (Server-Timing): ${phases.join(", ") || "none reported"}`);
     }
@@ -480,6 +536,9 @@ async function main() {
       const addedP99 = round(httpFixed.p99 - directFixed.p99);
       console.log(`goal: added latency at 10 concurrent <= 2 ms p50: ${addedP50} ms (${httpFixed.p50} - ${directFixed.p50}, open loop) → ${addedP50 <= 2 ? "MET" : "MISSED"}`);
       console.log(`goal: added latency at 10 concurrent <= 10 ms p99: ${addedP99} ms (${httpFixed.p99} - ${directFixed.p99}, open loop) → ${addedP99 <= 10 ? "MET" : "MISSED"}`);
+      for (const floor of floors) {
+        console.log(`(floor: ${floor.name} adds p50 ${round(floor.p50 - directFixed.p50)} ms, p99 ${round(floor.p99 - directFixed.p99)} ms)`);
+      }
     }
     for (const [connections, what] of [[1, "unloaded, closed loop at 1 connection"], [10, "closed loop at 10 connections, where latency is 10 / throughput"]] as const) {
       const gateway = http[LEVELS.indexOf(connections)];
