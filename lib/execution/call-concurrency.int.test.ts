@@ -106,8 +106,9 @@ if (testDbKind() === "postgres") {
       );
       for (const a of accounts) {
         const own = results.filter((r) => r.account === a.accountId);
-        expect(statuses(own)).toEqual({ 200: 3, 402: 3 });
-        expect(await balanceOf(a.accountId)).toEqual({ total: 0, reserved: 0 });
+        const seen = JSON.stringify(own.map((r) => [r.status, r.body.success, r.body.error_message]));
+        expect(statuses(own), seen).toEqual({ 200: 3, 402: 3 });
+        expect(await balanceOf(a.accountId), seen).toEqual({ total: 0, reserved: 0 });
         expect(await consumeRows(a.accountId)).toBe(3);
         await assertLedgerInvariants(database.db, a.accountId);
       }

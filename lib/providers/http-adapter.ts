@@ -16,10 +16,19 @@ interface HttpMapping {
 }
 
 // Keep-alive pools: a Call should not pay a TCP handshake. Guarded agents check every resolved address.
+// An idle connection is closed after IDLE_SOCKET_MS, or a second before the server's own
+// `Keep-Alive: timeout=` hint (Node honours the hint only under an agent timeout): a request sent on
+// a connection the server is closing fails with ECONNRESET. The timeout only closes idle sockets; a
+// Call's own deadline is the tool's `timeout_ms`.
+const IDLE_SOCKET_MS = 30_000;
+const pooled = { keepAlive: true, maxSockets: 256, timeout: IDLE_SOCKET_MS };
 const agents = {
-  guarded: { http: new http.Agent({ keepAlive: true, maxSockets: 256, lookup: guardedLookup }), https: new https.Agent({ keepAlive: true, maxSockets: 256, lookup: guardedLookup }) },
-  open: { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) },
+  guarded: { http: new http.Agent({ ...pooled, lookup: guardedLookup }), https: new https.Agent({ ...pooled, lookup: guardedLookup }) },
+  open: { http: new http.Agent(pooled), https: new https.Agent(pooled) },
 };
+
+/** Methods that may be sent twice (RFC 9110 §9.2.2): retried once when a reused connection was reset. */
+const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 
 class UpstreamTimeout extends Error {}
 class UpstreamTooLarge extends Error {}
@@ -60,15 +69,45 @@ function pick(data: unknown, path: string | undefined): unknown {
   return current;
 }
 
-function send(target: ToolTarget, req: ReturnType<typeof buildRequest>): Promise<{ status: number; body: Buffer }> {
+/** A failure on a reused connection before any answer; `cause` is the socket's error. */
+class ResetOnReusedSocket extends Error {
+  constructor(readonly cause: NodeJS.ErrnoException) {
+    super(cause.message);
+  }
+  get code() {
+    return this.cause.code;
+  }
+}
+
+/**
+ * Sends the request within the tool's `timeout_ms`. An idempotent request that fails on a reused
+ * keep-alive connection before any answer (the server closed it as it was sent: ECONNRESET / EPIPE)
+ * is sent once more on a new connection, as Node's documentation advises; another method's failure
+ * stands (the upstream may have acted on it), and the Call records `transport.no_response`.
+ */
+async function send(target: ToolTarget, req: ReturnType<typeof buildRequest>): Promise<{ status: number; body: Buffer }> {
+  const deadline = Date.now() + target.timeoutMs;
+  try {
+    return await sendOnce(target, req, target.timeoutMs);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const stale = err instanceof ResetOnReusedSocket && IDEMPOTENT.has(req.method) && (code === "ECONNRESET" || code === "EPIPE");
+    if (!stale || Date.now() >= deadline) throw err instanceof ResetOnReusedSocket ? err.cause : err;
+    return sendOnce(target, req, deadline - Date.now());
+  }
+}
+
+function sendOnce(target: ToolTarget, req: ReturnType<typeof buildRequest>, timeoutMs: number): Promise<{ status: number; body: Buffer }> {
   const allowPrivate = target.allowPrivateNetwork || privateUpstreamAllowList().has(target.providerId);
   const isHttps = req.url.protocol === "https:";
   const pool = allowPrivate ? agents.open : agents.guarded;
   return new Promise((resolve, reject) => {
     if (!allowPrivate) refusePrivateLiteral(req.url);
     const request = (isHttps ? https : http).request(req.url, { method: req.method, headers: req.headers, agent: isHttps ? pool.https : pool.http });
-    const timer = setTimeout(() => request.destroy(new UpstreamTimeout(`No provider response within ${target.timeoutMs} ms`)), target.timeoutMs);
+    const timer = setTimeout(() => request.destroy(new UpstreamTimeout(`No provider response within ${target.timeoutMs} ms`)), timeoutMs);
+    let answered = false;
     request.on("response", (res) => {
+      answered = true;
       const chunks: Buffer[] = [];
       let size = 0;
       res.on("data", (chunk: Buffer) => {
@@ -85,9 +124,9 @@ function send(target: ToolTarget, req: ReturnType<typeof buildRequest>): Promise
         reject(err);
       });
     });
-    request.on("error", (err) => {
+    request.on("error", (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(err);
+      reject(request.reusedSocket && !answered && !(err instanceof UpstreamTimeout) ? new ResetOnReusedSocket(err) : err);
     });
     request.end(req.body);
   });
