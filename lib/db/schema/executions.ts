@@ -1,4 +1,5 @@
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
 import { accounts } from "./accounts";
 import { createdAt, credits, tsz } from "./columns";
 
@@ -41,10 +42,12 @@ export const executions = pgTable(
   },
   (t) => [
     index("executions_account_created_idx").on(t.accountId, t.createdAt.desc()),
-    index("executions_reserved_expiry_idx").on(t.reservationExpiresAt),
-    uniqueIndex("executions_idempotency_uq").on(t.accountId, t.idempotencyKey),
+    // Partial where the column is mostly NULL (or the row is mostly settled): a Call writes fewer
+    // index entries (its execution row is inserted, then updated by the settlement).
+    index("executions_reserved_expiry_idx").on(t.reservationExpiresAt).where(sql`${t.status} = 'reserved'`),
+    uniqueIndex("executions_idempotency_uq").on(t.accountId, t.idempotencyKey).where(sql`${t.idempotencyKey} IS NOT NULL`),
     index("executions_session_idx").on(t.sessionId),
-    index("executions_delegation_idx").on(t.delegationJti),
+    index("executions_delegation_idx").on(t.delegationJti).where(sql`${t.delegationJti} IS NOT NULL`),
   ],
 );
 

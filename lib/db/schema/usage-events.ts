@@ -62,8 +62,8 @@ export const usageEvents = pgTable(
       .on(t.accountId, t.createdAt.desc(), t.id.desc())
       .where(sql`${t.eventType} = 'tool_execute' AND ${t.billingSnapshotStatus} <> 'captured'`),
     index("usage_execution_idx").on(t.executionId),
-    index("usage_search_idx").on(t.searchId),
+    index("usage_search_idx").on(t.searchId).where(sql`${t.searchId} IS NOT NULL`),
     index("usage_session_idx").on(t.sessionId),
-    index("usage_ledger_entry_idx").on(t.creditsLedgerEntryId),
+    index("usage_ledger_entry_idx").on(t.creditsLedgerEntryId).where(sql`${t.creditsLedgerEntryId} IS NOT NULL`),
   ],
 );
