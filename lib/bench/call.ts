@@ -115,7 +115,6 @@ function processCpuMs(pid: number | undefined): number {
  * CPU of the PostgreSQL backends serving one database (other sessions on the machine excluded),
  * sampled every second so backends that exit before the end still count (a scan of /proc costs the
  * load generator several ms: more often, it would show up in the latencies it measures).
- * load generator several ms: more often, it would show up in the latencies it measures).
  */
 function sampleBackendCpu(database: string): () => number {
   const seen = new Map<number, { first: number; last: number }>();

@@ -69,42 +69,24 @@ function pick(data: unknown, path: string | undefined): unknown {
   return current;
 }
 
-/** A failure on a reused connection before any answer; `cause` is the socket's error. */
-class ResetOnReusedSocket extends Error {
-  constructor(readonly cause: NodeJS.ErrnoException) {
-    super(cause.message);
-  }
-  get code() {
-    return this.cause.code;
-  }
-}
-
 /**
  * Sends the request within the tool's `timeout_ms`. An idempotent request that fails on a reused
  * keep-alive connection before any answer (the server closed it as it was sent: ECONNRESET / EPIPE)
  * is sent once more on a new connection, as Node's documentation advises; another method's failure
  * stands (the upstream may have acted on it), and the Call records `transport.no_response`.
  */
-async function send(target: ToolTarget, req: ReturnType<typeof buildRequest>): Promise<{ status: number; body: Buffer }> {
-  const deadline = Date.now() + target.timeoutMs;
-  try {
-    return await sendOnce(target, req, target.timeoutMs);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const stale = err instanceof ResetOnReusedSocket && IDEMPOTENT.has(req.method) && (code === "ECONNRESET" || code === "EPIPE");
-    if (!stale || Date.now() >= deadline) throw err instanceof ResetOnReusedSocket ? err.cause : err;
-    return sendOnce(target, req, deadline - Date.now());
-  }
+function send(target: ToolTarget, req: ReturnType<typeof buildRequest>): Promise<{ status: number; body: Buffer }> {
+  return sendOnce(target, req, Date.now() + target.timeoutMs, IDEMPOTENT.has(req.method));
 }
 
-function sendOnce(target: ToolTarget, req: ReturnType<typeof buildRequest>, timeoutMs: number): Promise<{ status: number; body: Buffer }> {
+function sendOnce(target: ToolTarget, req: ReturnType<typeof buildRequest>, deadline: number, mayRetry: boolean): Promise<{ status: number; body: Buffer }> {
   const allowPrivate = target.allowPrivateNetwork || privateUpstreamAllowList().has(target.providerId);
   const isHttps = req.url.protocol === "https:";
   const pool = allowPrivate ? agents.open : agents.guarded;
   return new Promise((resolve, reject) => {
     if (!allowPrivate) refusePrivateLiteral(req.url);
     const request = (isHttps ? https : http).request(req.url, { method: req.method, headers: req.headers, agent: isHttps ? pool.https : pool.http });
-    const timer = setTimeout(() => request.destroy(new UpstreamTimeout(`No provider response within ${target.timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(() => request.destroy(new UpstreamTimeout(`No provider response within ${target.timeoutMs} ms`)), deadline - Date.now());
     let answered = false;
     request.on("response", (res) => {
       answered = true;
@@ -126,7 +108,9 @@ function sendOnce(target: ToolTarget, req: ReturnType<typeof buildRequest>, time
     });
     request.on("error", (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(request.reusedSocket && !answered && !(err instanceof UpstreamTimeout) ? new ResetOnReusedSocket(err) : err);
+      const stale = request.reusedSocket && !answered && (err.code === "ECONNRESET" || err.code === "EPIPE");
+      if (mayRetry && stale && Date.now() < deadline) resolve(sendOnce(target, req, deadline, false));
+      else reject(err);
     });
     request.end(req.body);
   });
