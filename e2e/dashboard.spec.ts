@@ -131,6 +131,8 @@ test.describe("the main path", () => {
       const card = page.locator('[data-tool-id="builtin.convert.length"]');
       await expect(card).toContainText("长度单位换算");
       await expect(card).toContainText("免费");
+      // Why it ranked: the request's words found in the tool's fields.
+      await expect(card.getByTestId("match")).toContainText("排名依据");
       await screenshotBoth(page, "playground-zh");
       await page.getByRole("button", { name: "EN", exact: true }).click();
       await expect(page.getByRole("heading", { name: "Playground", level: 1 })).toBeVisible();
@@ -149,6 +151,10 @@ test.describe("the main path", () => {
     await test.step("Try in console: the form is generated from the schema and prefilled", async () => {
       await page.getByLabel("Query").fill("compound interest");
       await page.getByRole("button", { name: "Search" }).click();
+      const match = page.locator('[data-tool-id="builtin.finance.compound_interest"]').getByTestId("match");
+      await expect(match).toContainText("Why it ranked here");
+      await expect(match.locator("mark", { hasText: "compound" }).first()).toBeVisible();
+      await screenshotBoth(page, "playground-match");
       await page.locator('[data-tool-id="builtin.finance.compound_interest"]').getByRole("link", { name: "Try in console" }).click();
       await expect(page).toHaveURL(/\/console\?tool_id=builtin\.finance\.compound_interest&search_id=/);
       await expect(page.getByTestId("console-tool-name")).toHaveText("Compound interest calculator");

@@ -8,7 +8,7 @@ import { eq, sql } from "drizzle-orm";
 import { catalogState, creditBalances, providers, tools } from "../db/schema";
 import type { Db } from "../db/types";
 import type { BillingRule, ToolLang, ToolParam } from "../catalog/manifest";
-import { SearchIndex, analyzeDocument, type AnalyzedDocument, type IndexDocument } from "./ranker";
+import { SearchIndex, analyzeDocument, defaultRankerSettings, type AnalyzedDocument, type IndexDocument, type RankerSettings } from "./ranker";
 
 interface LocalizedTexts {
   name?: string;
@@ -165,7 +165,8 @@ async function loadSnapshot(db: Db): Promise<CatalogSnapshot> {
   return buildSnapshot(version, list);
 }
 
-async function buildSnapshot(version: number, list: CatalogTool[]): Promise<CatalogSnapshot> {
+/** A snapshot of `list` (in catalog order); the bench builds one in process with other settings. */
+export async function buildSnapshot(version: number, list: CatalogTool[], settings: RankerSettings = defaultRankerSettings): Promise<CatalogSnapshot> {
   const byId = new Map(list.map((t) => [t.id, t]));
   const byName = new Map<string, CatalogTool[]>();
   for (const t of list) {
@@ -191,13 +192,13 @@ async function buildSnapshot(version: number, list: CatalogTool[]): Promise<Cata
     tools: list,
     byId,
     byName,
-    index: () => (whole ??= new SearchIndex(analyzed)),
+    index: () => (whole ??= new SearchIndex(analyzed, settings)),
     sourceIndex(source) {
       if (!perSource.has(source)) {
         const positions = list.flatMap((t, i) => (t.source === source ? [i] : []));
         perSource.set(
           source,
-          positions.length === 0 ? null : { index: new SearchIndex(positions.map((i) => analyzed[i])), tools: positions.map((i) => list[i]) },
+          positions.length === 0 ? null : { index: new SearchIndex(positions.map((i) => analyzed[i]), settings), tools: positions.map((i) => list[i]) },
         );
       }
       return perSource.get(source) ?? null;
@@ -221,12 +222,13 @@ function distinct(values: (string | null | undefined)[]): string[] {
 const EXAMPLE_CLAUSE = /(\be\.g\.|\bfor example\b|\bsuch as\b|例如|比如)[^.;)。；）]*/gi;
 
 /** The ranker's view of a tool: every language's texts, per field. */
-function indexDocument(t: CatalogTool): IndexDocument {
+export function indexDocument(t: CatalogTool): IndexDocument {
   const localized = [t.i18n.en, t.i18n.zh];
   const paramTexts = distinct(t.params.flatMap((p) => [p.description, ...localized.map((l) => l?.params?.[p.name])]));
   return {
     id: t.id,
     successRate: t.successRate,
+    inputs: t.params.filter((p) => p.required).map((p) => p.name),
     fields: {
       name: distinct([t.name, ...localized.map((l) => l?.name)]),
       description: distinct([t.description, ...localized.map((l) => l?.description)]),

@@ -85,7 +85,7 @@ export async function inspectTools(db: Db, input: InspectToolsInput): Promise<In
   return {
     outcome: "ok",
     response: {
-      search_id: request.search_id ?? null,
+      ...(request.search_id !== undefined && { search_id: request.search_id }),
       total: results.length,
       results,
       unknown_tool_ids: unknown,

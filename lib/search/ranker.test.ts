@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SearchIndex, analyzeDocument, defaultRankerSettings, type IndexDocument } from "./ranker";
+import { SearchIndex, analyzeDocument, baseRankerSettings, defaultRankerSettings, withOverrides, type IndexDocument } from "./ranker";
 import { costClass, firstSentence } from "./capability";
 
 function doc(id: string, name: string, description: string, extra: Partial<IndexDocument["fields"]> = {}, successRate: number | null = null): IndexDocument {
@@ -61,6 +61,55 @@ describe("SearchIndex", () => {
   it("filters candidates and honours the limit", () => {
     expect(index.search("weather", 10, (i) => catalog[i].id !== "weather").map((r) => r.id)).not.toContain("weather");
     expect(index.search("weather", 1)).toHaveLength(1);
+  });
+});
+
+describe("tool chains, feedback and match explanations", () => {
+  const withInputs = (d: IndexDocument, inputs: string[]): IndexDocument => ({ ...d, inputs });
+  const chainCatalog = [
+    withInputs(doc("meeting", "QueryMeeting", "Lists the meetings of a user on a date.", { params: ["token", "date"] }), ["token", "date"]),
+    withInputs(doc("login", "GetUserToken", "Signs a user in with a username and password.", { params: ["username", "password"] }), ["username", "password"]),
+    withInputs(doc("password", "ModifyPassword", "Changes a password; needs the token.", { params: ["token", "new_password"] }), ["token", "new_password"]),
+    doc("weather", "weather_now", "Current weather conditions.", {}),
+  ];
+
+  it("ranks the producer of a well-ranked tool's required input, and says why", () => {
+    const chained = new SearchIndex(chainCatalog.map(analyzeDocument), withOverrides(baseRankerSettings, { chain: 0.8 }));
+    const ranked = chained.search("which meetings do I have on Friday", 3);
+    expect(ranked[0].id).toBe("meeting");
+    // GetUserToken shares no word with the request: it is there because QueryMeeting needs a token.
+    expect(ranked.map((r) => r.id)).toContain("login");
+    expect(ranked.find((r) => r.id === "login")?.neededBy).toBe("meeting");
+    // A tool that itself needs the token does not produce it.
+    expect(ranked.find((r) => r.id === "password")?.neededBy).toBeUndefined();
+    const off = new SearchIndex(chainCatalog.map(analyzeDocument), withOverrides(baseRankerSettings, { chain: 0 }));
+    expect(off.search("which meetings do I have on Friday", 3).map((r) => r.id)).not.toContain("login");
+  });
+
+  it("explains a match per field, with expansions apart", () => {
+    const explained = index.explain("detailed forcast for paris", catalog.findIndex((d) => d.id === "weather"));
+    expect(explained.fields.name).toEqual(expect.arrayContaining(["detailed"]));
+    expect(explained.fields.description).toEqual(expect.arrayContaining(["detailed"]));
+    // "forcast" is a typo: the catalog term it reached is listed as an expansion.
+    expect(explained.expanded).toContain("forecast");
+    expect(explained.needed_by).toBeUndefined();
+  });
+
+  it("adds feedback terms from the best first-pass tools", () => {
+    const docs = [
+      doc("a", "image_classifier", "Classifies images into labels with a vision transformer.", {}),
+      doc("b", "vit_tagger", "Vision transformer tagger.", {}),
+      doc("c", "text_summarizer", "Summarizes long text.", {}),
+    ];
+    const feedback = new SearchIndex(docs.map(analyzeDocument), withOverrides(baseRankerSettings, { "prf.weight": 0.5, "prf.docs": 1 }));
+    const plain = new SearchIndex(docs.map(analyzeDocument), withOverrides(baseRankerSettings, { "prf.weight": 0 }));
+    // "vit_tagger" shares no word with the request; feedback from the first hit brings it in.
+    expect(plain.search("classify images", 3).map((r) => r.id)).toEqual(["a"]);
+    expect(feedback.search("classify images", 3).map((r) => r.id)).toEqual(["a", "b"]);
+  });
+
+  it("rejects an unknown setting path", () => {
+    expect(() => withOverrides(defaultRankerSettings, { "coverage.nope": 1 })).toThrow(/Unknown ranker setting/);
   });
 });
 

@@ -3,7 +3,8 @@
 // and synchronous: it knows nothing about the database (`catalog-index.ts` feeds it).
 import { analyzeQuery, defaultExpansionWeights, termPairs, type ExpansionWeights } from "./expand";
 import { FuzzyIndex } from "./fuzzy";
-import { latinWords, stem, tokenize } from "./tokenize";
+import fitted from "./fitted-settings.json";
+import { containsChinese, latinWords, stem, tokenize } from "./tokenize";
 
 export const searchFields = ["name", "description", "params", "paramText", "examples", "category", "provider"] as const;
 export type SearchField = (typeof searchFields)[number];
@@ -14,6 +15,8 @@ export interface IndexDocument {
   fields: Record<SearchField, readonly string[]>;
   /** Historical success rate 0..1, or null when unknown (treated as neutral). */
   successRate: number | null;
+  /** Names of the parameters a Call must give (what another tool may have to produce first). */
+  inputs?: readonly string[];
 }
 
 export interface RankerSettings {
@@ -29,6 +32,16 @@ export interface RankerSettings {
    * single rare word with it.
    */
   coverage: { name: number; description: number; params: number };
+  /** Idf mass added to every part's total before the share is taken (short parts need more evidence). */
+  coveragePrior: number;
+  /** 0: weights add up (a part a tool lacks scores 0); >0: the weighted mean over the parts it has, times this. */
+  coverageMean: number;
+  /**
+   * A part's share is taken of at least this multiple of the catalog's mean mass for that part:
+   * a tool whose parameters are one or two generic words (`text`, `image`) cannot cover them fully
+   * with one common word of the request.
+   */
+  coverageFloor: number;
   /** How many BM25F candidates the coverage re-rank looks at. */
   rerankDepth: number;
   expansion: ExpansionWeights;
@@ -40,18 +53,62 @@ export interface RankerSettings {
    * this fraction; relevance always decides otherwise.
    */
   reliability: number;
+  /**
+   * Tool chains: a tool whose name ends with what a well-ranked tool's required parameter names
+   * (`get_user_token` for `token`, `retrieve_numbers` for `numbers`) is scored at least this
+   * share of that tool's score. 0 turns it off.
+   */
+  chain: number;
+  /** How many of the best candidates look for the producers of their inputs. */
+  chainDepth: number;
+  /** An input with more producers than this is too generic to link. */
+  chainFanout: number;
+  /**
+   * Pseudo-relevance feedback (RM3): the terms of the `docs` best first-pass tools, weighted by
+   * their share of those tools' text and score, the `terms` strongest added to the query at
+   * `weight` (the query's own terms keep 1 − weight). weight 0 turns it off.
+   */
+  prf: { docs: number; terms: number; weight: number };
 }
 
-export const defaultRankerSettings: RankerSettings = {
+/** Where fitting starts: hand-set values (the ACEBench-era ranking with chains and feedback off). */
+export const baseRankerSettings: RankerSettings = {
   k1: 1.2,
   fieldWeights: { name: 3, description: 1.5, params: 1, paramText: 0.8, examples: 0.5, category: 1, provider: 1 },
   fieldB: { name: 0.5, description: 0.75, params: 0.75, paramText: 0.75, examples: 0.5, category: 0.5, provider: 0.5 },
   coverage: { name: 0.25, description: 1, params: 1.5 },
+  coveragePrior: 0,
+  coverageMean: 0,
+  coverageFloor: 0,
   rerankDepth: 50,
   expansion: defaultExpansionWeights,
   fuzzy: 0.6,
   reliability: 0.02,
+  chain: 0,
+  chainDepth: 5,
+  chainFanout: 3,
+  prf: { docs: 5, terms: 20, weight: 0 },
 };
+
+/**
+ * The product's settings: the base with the values `npm run fit:search` fitted on every source of
+ * the public catalog (`fitted-settings.json`; docs/search.md gives the held-out figures).
+ */
+export const defaultRankerSettings: RankerSettings = withOverrides(baseRankerSettings, fitted as Partial<Record<string, number>>);
+
+/** Settings with some values replaced, by dotted path (`coverage.params`, `prf.weight`). */
+export function withOverrides(settings: RankerSettings, values: Partial<Record<string, number>>): RankerSettings {
+  const out = structuredClone(settings) as unknown as Record<string, unknown>;
+  for (const [path, value] of Object.entries(values)) {
+    if (value === undefined) continue;
+    const keys = path.split(".");
+    let node = out;
+    for (const key of keys.slice(0, -1)) node = node[key] as Record<string, unknown>;
+    if (typeof node[keys[keys.length - 1]] !== "number") throw new Error(`Unknown ranker setting ${path}`);
+    node[keys[keys.length - 1]] = value;
+  }
+  return out as unknown as RankerSettings;
+}
 
 /** A document tokenised once: reused by every index that contains it (whole catalog, per source). */
 export interface AnalyzedDocument {
@@ -61,17 +118,36 @@ export interface AnalyzedDocument {
   fields: string[][];
   /** English words before stemming, for the typo index. */
   words: Set<string>;
+  /** Terms of each required parameter's name. */
+  inputs: string[][];
+  /** Terms of the tool's own name (its first name when it has several languages). */
+  nameTerms: string[];
+  /** Terms of the parameter (and field) names made of two words or more (`vehicle_status`, not `text`). */
+  compoundParamTerms: string[];
 }
 
 export function analyzeDocument(doc: IndexDocument): AnalyzedDocument {
   const words = new Set<string>();
-  return { id: doc.id, successRate: doc.successRate, fields: searchFields.map((f) => doc.fields[f].flatMap((text) => tokenize(text, words))), words };
+  return {
+    id: doc.id,
+    successRate: doc.successRate,
+    fields: searchFields.map((f) => doc.fields[f].flatMap((text) => tokenize(text, words))),
+    words,
+    inputs: (doc.inputs ?? []).map((name) => tokenize(name)).filter((terms) => terms.length > 0),
+    nameTerms: tokenize(doc.fields.name[0] ?? ""),
+    compoundParamTerms: doc.fields.params.flatMap((name) => {
+      const terms = tokenize(name);
+      return terms.length >= 2 ? terms : [];
+    }),
+  };
 }
 
 interface Part {
   terms: string[];
   idfs: Float64Array;
   total: number;
+  /** The catalog's mean `total` for this part, over the tools that have it. */
+  mean: number;
 }
 
 interface Posting {
@@ -80,10 +156,28 @@ interface Posting {
   idf: number;
 }
 
+function push<K, V>(map: Map<K, V[]>, key: K, value: V) {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
 export interface RankedDocument {
   index: number;
   id: string;
   score: number;
+  /** Set when the tool ranks where it does as the producer of an input of this tool (see `chain`). */
+  neededBy?: string;
+}
+
+/** Why a tool matched: the request's words found in each field, and the terms reached by expansion. */
+export interface MatchExplanation {
+  /** Per field, the words of the request (or their expansions) that the field contains. */
+  fields: Partial<Record<SearchField, string[]>>;
+  /** Matched terms that are not the request's own words: synonyms, translations, typo corrections. */
+  expanded: string[];
+  /** The tool ranked as the producer of an input of this tool. */
+  needed_by?: string;
 }
 
 export class SearchIndex {
@@ -93,6 +187,10 @@ export class SearchIndex {
   private readonly parts: { name: Part; description: Part; params: Part }[];
   private readonly words = new Set<string>();
   private fuzzyIndex: FuzzyIndex | undefined;
+  /** The last query `explain` analysed. */
+  private explained: { query: string; terms: Map<string, number> } | undefined;
+  /** Per document: the documents producing each of its inputs (see `chain`). */
+  private readonly producers: Int32Array[];
   /** Corrections already looked up: the same unknown words (names, places) recur across queries. */
   private readonly corrections = new Map<string, { terms: string[]; distance: number }>();
 
@@ -131,13 +229,48 @@ export class SearchIndex {
     const part = (terms: string[]): Part => {
       const distinct = [...new Set(terms)];
       const idfs = Float64Array.from(distinct, (t) => this.postings.get(t)?.idf ?? 0);
-      return { terms: distinct, idfs, total: idfs.reduce((a, b) => a + b, 0) };
+      return { terms: distinct, idfs, total: idfs.reduce((a, b) => a + b, 0), mean: 0 };
     };
-    this.parts = documents.map(({ fields }) => ({
+    this.producers = this.linkProducers();
+    this.parts = documents.map(({ fields, compoundParamTerms }) => ({
       name: part(fields[at("name")]),
       description: part(fields[at("description")]),
-      params: part([...fields[at("params")], ...fields[at("paramText")], ...fields[at("examples")]]),
+      params: part([...compoundParamTerms, ...fields[at("paramText")], ...fields[at("examples")]]),
     }));
+    for (const key of ["name", "description", "params"] as const) {
+      const present = this.parts.filter((p) => p[key].total > 0);
+      const mean = present.reduce((sum, p) => sum + p[key].total, 0) / Math.max(1, present.length);
+      for (const p of this.parts) p[key].mean = mean;
+    }
+  }
+
+  /**
+   * For each tool, the tools whose name ends with one of its required inputs and adds at most
+   * two words to it (a getter: `GetUserToken` for `token`). An input with more than three such
+   * producers is too generic to link.
+   */
+  private linkProducers(): Int32Array[] {
+    const byLastTerm = new Map<string, number[]>();
+    this.documents.forEach((doc, d) => {
+      const last = doc.nameTerms[doc.nameTerms.length - 1];
+      if (last !== undefined) push(byLastTerm, last, d);
+    });
+    return this.documents.map((doc, d) => {
+      const out = new Set<number>();
+      for (const input of doc.inputs) {
+        const key = input.join(" ");
+        const found = (byLastTerm.get(input[input.length - 1]) ?? []).filter((p) => {
+          const producer = this.documents[p];
+          const name = producer.nameTerms;
+          if (p === d || name.length < input.length + 1 || name.length > input.length + 2) return false;
+          // A tool that needs the thing itself does not produce it (ModifyPassword for `password`).
+          if (producer.inputs.some((own) => own.join(" ") === key || own[own.length - 1] === input[input.length - 1])) return false;
+          return input.every((t, i) => name[name.length - input.length + i] === t);
+        });
+        if (found.length <= this.settings.chainFanout) for (const p of found) out.add(p);
+      }
+      return Int32Array.from(out);
+    });
   }
 
   /** Built on the first query with a word the catalog lacks. */
@@ -186,7 +319,63 @@ export class SearchIndex {
 
   /** Documents ranked for a query, best first; documents sharing nothing with it are left out. */
   search(query: string, limit: number, accept?: (index: number) => boolean): RankedDocument[] {
-    return this.rank(this.queryTerms(query), limit, accept);
+    const terms = this.queryTerms(query);
+    const { prf } = this.settings;
+    if (prf.weight <= 0 || prf.docs <= 0) return this.rank(terms, limit, accept);
+    const first = this.rank(terms, Math.max(limit, prf.docs), accept);
+    return this.rank(this.feedback(terms, first.slice(0, prf.docs)), limit, accept);
+  }
+
+  /**
+   * The request's words each field of document `index` contains, for showing why it ranked
+   * (the feedback stage's terms are not listed: they are the ranking's own, not the request's).
+   */
+  explain(query: string, index: number, neededBy?: string): MatchExplanation {
+    // One search explains up to `limit` results of the same query: analyse it once.
+    if (this.explained?.query !== query) this.explained = { query, terms: this.queryTerms(query) };
+    const { terms } = this.explained;
+    const own = new Map<string, string>();
+    for (const word of query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+      for (const term of tokenize(word)) if (!own.has(term)) own.set(term, containsChinese(term) ? term : word);
+    }
+    const fields: MatchExplanation["fields"] = {};
+    const expanded = new Set<string>();
+    searchFields.forEach((field, f) => {
+      const found = new Set<string>();
+      for (const term of new Set(this.documents[index].fields[f])) {
+        if (!terms.has(term)) continue;
+        const word = own.get(term);
+        if (word !== undefined) found.add(word);
+        else {
+          found.add(term);
+          expanded.add(term);
+        }
+      }
+      if (found.size > 0) fields[field] = [...found];
+    });
+    return { fields, expanded: [...expanded], ...(neededBy !== undefined && { needed_by: neededBy }) };
+  }
+
+  /** RM3: the query's terms interpolated with a relevance model of the first-pass best tools. */
+  private feedback(terms: Map<string, number>, top: readonly RankedDocument[]): Map<string, number> {
+    const { prf } = this.settings;
+    const total = top.reduce((sum, r) => sum + r.score, 0);
+    if (total <= 0) return terms;
+    const model = new Map<string, number>();
+    for (const r of top) {
+      const tokens = this.documents[r.index].fields.flat();
+      if (tokens.length === 0) continue;
+      const share = r.score / total / tokens.length;
+      for (const t of tokens) if (this.postings.has(t)) model.set(t, (model.get(t) ?? 0) + share);
+    }
+    // Informative terms only: a word every tool has says nothing about this one.
+    const ranked = [...model].map(([t, p]) => [t, p * (this.postings.get(t)?.idf ?? 0)] as const).sort((a, b) => b[1] - a[1]).slice(0, prf.terms);
+    const max = ranked[0]?.[1] ?? 0;
+    if (max <= 0) return terms;
+    const out = new Map<string, number>();
+    for (const [t, w] of terms) out.set(t, (1 - prf.weight) * w);
+    for (const [t, p] of ranked) out.set(t, (out.get(t) ?? 0) + (prf.weight * p) / max);
+    return out;
   }
 
   private rank(terms: Map<string, number>, limit: number, accept?: (index: number) => boolean): RankedDocument[] {
@@ -205,16 +394,41 @@ export class SearchIndex {
     const { coverage, reliability } = this.settings;
     for (const c of candidates) {
       const part = this.parts[c.index];
-      c.score *=
-        1 +
+      const sum =
         coverage.name * this.coverage(part.name, terms) +
         coverage.description * this.coverage(part.description, terms) +
         coverage.params * this.coverage(part.params, terms);
+      if (this.settings.coverageMean > 0) {
+        const mass =
+          (part.name.total > 0 ? coverage.name : 0) + (part.description.total > 0 ? coverage.description : 0) + (part.params.total > 0 ? coverage.params : 0);
+        c.score *= 1 + (mass > 0 ? (this.settings.coverageMean * sum) / mass : 0);
+      } else c.score *= 1 + sum;
       const rate = this.documents[c.index].successRate;
       if (rate !== null) c.score *= 1 + reliability * (2 * Math.min(1, Math.max(0, rate)) - 1);
     }
     candidates.sort((a, b) => b.score - a.score || a.index - b.index);
+    if (this.settings.chain > 0) this.addProducers(candidates, accept);
     return candidates.slice(0, limit);
+  }
+
+  /** Lifts the producers of the best candidates' inputs to `chain` × the candidate's score (in place, re-sorted). */
+  private addProducers(candidates: RankedDocument[], accept?: (index: number) => boolean) {
+    const at = new Map(candidates.map((c) => [c.index, c]));
+    for (const consumer of candidates.slice(0, this.settings.chainDepth)) {
+      for (const p of this.producers[consumer.index]) {
+        if (accept && !accept(p)) continue;
+        const lifted = this.settings.chain * consumer.score;
+        const existing = at.get(p);
+        if (existing) {
+          if (lifted > existing.score) Object.assign(existing, { score: lifted, neededBy: consumer.id });
+        } else {
+          const c = { index: p, id: this.documents[p].id, score: lifted, neededBy: consumer.id };
+          at.set(p, c);
+          candidates.push(c);
+        }
+      }
+    }
+    candidates.sort((a, b) => b.score - a.score || a.index - b.index);
   }
 
   /** Idf-weighted share of a tool's terms that the query holds (expansions count at their weight). */
@@ -225,7 +439,7 @@ export class SearchIndex {
       const w = query.get(part.terms[i]);
       if (w !== undefined) hit += part.idfs[i] * Math.min(1, w);
     }
-    return hit / part.total;
+    return hit / (Math.max(part.total, this.settings.coverageFloor * part.mean) + this.settings.coveragePrior);
   }
 
   /** The `limit` best positive scores (a bounded min-heap: long queries touch most of the catalog). */

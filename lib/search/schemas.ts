@@ -34,6 +34,16 @@ export const BillingRuleResultSchema = z
   })
   .openapi("BillingRule");
 
+export const MatchSchema = z
+  .object({
+    fields: z
+      .record(z.string(), z.array(z.string()))
+      .openapi({ description: "Per field (`name`, `description`, `params`, `paramText`, `examples`, `category`, `provider`): the request's words it contains" }),
+    expanded: z.array(z.string()).openapi({ description: "Matched terms that are not the request's own words: synonyms, translations, typo corrections (index terms)" }),
+    needed_by: z.string().optional().openapi({ description: "Ranked as the producer of a required input of this tool (a tool chain)" }),
+  })
+  .openapi("SearchMatch");
+
 export const CapabilityResultSchema = z
   .object({
     tool_id: z.string(),
@@ -51,6 +61,7 @@ export const CapabilityResultSchema = z
       .object({ avg_execution_time_ms: z.number().nullable(), success_rate: z.number().nullable() })
       .optional()
       .openapi({ description: "Historical figures; null when not yet measured. Left out of `view=lean`." }),
+    match: MatchSchema.optional().openapi({ description: "Extension, Discover `view=full` only: why the tool ranked where it did" }),
   })
   .openapi("CapabilityResult");
 export type CapabilityResult = z.infer<typeof CapabilityResultSchema>;
@@ -115,7 +126,7 @@ export type InspectRequest = z.infer<typeof InspectRequestSchema>;
 
 export const InspectResponseSchema = z
   .object({
-    search_id: z.string().nullable(),
+    search_id: z.string().optional().openapi({ description: "The request's search_id; absent when the request had none (contract 2.3: when available)" }),
     total: z.number().int(),
     results: z.array(CapabilityResultSchema),
     unknown_tool_ids: z.array(z.string()).openapi({

@@ -9,6 +9,7 @@ import { newId, newUuid } from "../ids";
 import { credits, creditsToNumber, creditsToSql } from "../money";
 import { capabilityResult, routingCard } from "./capability";
 import { catalogSnapshot, normalizeName, readCatalogVersionAndCredits, type CatalogSnapshot, type CatalogTool } from "./catalog-index";
+import type { MatchExplanation } from "./ranker";
 import type { SearchLang, SearchRequest, SearchResponse } from "./schemas";
 import { msSince } from "../timing";
 
@@ -29,8 +30,9 @@ export async function searchTools(db: Db, input: SearchToolsInput): Promise<Sear
   const { request, lang } = input;
   const { version, available } = await readCatalogVersionAndCredits(db, input.accountId);
   const snapshot = await catalogSnapshot(db, version);
-  const found = rankTools(snapshot, request.query, request.limit, request.source);
-  const results = found.map((t) => (request.view === "routing" ? routingCard(t, lang) : capabilityResult(t, lang)));
+  const ranked = rankTools(snapshot, request.query, request.limit, request.source);
+  const found = ranked.map((r) => r.tool);
+  const results = ranked.map(({ tool, match }) => (request.view === "routing" ? routingCard(tool, lang) : { ...capabilityResult(tool, lang), match: match() }));
   const elapsedMs = msSince(started);
 
   const searchId = newId("srch");
@@ -118,11 +120,17 @@ export async function searchTools(db: Db, input: SearchToolsInput): Promise<Sear
   return { outcome: short ? "insufficient_credits" : "ok", response };
 }
 
+/** A ranked tool, and how to explain its place (computed only for results that show it). */
+export interface RankedTool {
+  tool: CatalogTool;
+  match(): MatchExplanation;
+}
+
 /**
  * The ranked tools for a query: an exact `tool_id` first, then tools whose name is exactly the
  * query, then the ranker's order. With `source`, only that catalog's tools, ranked by its own index.
  */
-export function rankTools(snapshot: CatalogSnapshot, query: string, limit: number, source?: string): CatalogTool[] {
+export function rankTools(snapshot: CatalogSnapshot, query: string, limit: number, source?: string): RankedTool[] {
   const pool = source === undefined ? { index: snapshot.index(), tools: snapshot.tools } : snapshot.sourceIndex(source);
   if (!pool) return [];
   const inScope = (t: CatalogTool) => source === undefined || t.source === source;
@@ -132,8 +140,11 @@ export function rankTools(snapshot: CatalogSnapshot, query: string, limit: numbe
   const sameName = (snapshot.byName.get(normalizeName(query)) ?? []).filter((t) => inScope(t) && t !== byId);
   exact.push(...[...sameName].sort((a, b) => a.id.localeCompare(b.id)));
   const taken = new Set(exact.map((t) => t.id));
-  const ranked = pool.index.search(query, limit, (i) => !taken.has(pool.tools[i].id)).map((r) => pool.tools[r.index]);
-  return [...exact, ...ranked].slice(0, limit);
+  const ranked = pool.index.search(query, limit, (i) => !taken.has(pool.tools[i].id));
+  return [
+    ...exact.map((tool) => ({ tool, match: () => pool.index.explain(query, pool.tools.indexOf(tool)) })),
+    ...ranked.map((r) => ({ tool: pool.tools[r.index], match: () => pool.index.explain(query, r.index, r.neededBy) })),
+  ].slice(0, limit);
 }
 
 function insufficientMessage(price: string): string {

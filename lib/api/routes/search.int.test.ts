@@ -134,6 +134,9 @@ describe("POST /search request and response", () => {
     expect(top.params[0]).toHaveProperty("name");
     expect(top.params[0]).toHaveProperty("type");
     expect(top.params[0]).toHaveProperty("required");
+    // Extension: why it ranked (the request's words per field).
+    expect(top.match.fields.name).toEqual(expect.arrayContaining(["compound", "interest"]));
+    expect(top.match.expanded).toBeInstanceOf(Array);
   });
 
   it("honours limit and rejects 0 and 101 with 422", async () => {

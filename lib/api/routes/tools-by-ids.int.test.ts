@@ -39,7 +39,9 @@ describe("POST /tools/by-ids", () => {
     const body = await res.json();
     expect(res.status).toBe(200);
     expect(res.headers.get("x-ratelimit-limit")).toBe("120");
-    expect(body).toMatchObject({ search_id: null, total: 2, unknown_tool_ids: [], error_message: null, remaining_credits: 5 });
+    expect(body).toMatchObject({ total: 2, unknown_tool_ids: [], error_message: null, remaining_credits: 5 });
+    // Contract 2.3: search_id is there "when available", so without one in the request it is left out, not null.
+    expect(body).not.toHaveProperty("search_id");
     expect(body.results.map((r: { tool_id: string }) => r.tool_id)).toEqual(["builtin.math.roman", "builtin.finance.compound_interest"]);
     const interest = body.results[1];
     expect(interest).toMatchObject({ name: "Compound interest calculator", provider_name: "Tollgate Builtins", billing_rule: { unit: "call", amount_credits: 1 } });
@@ -76,6 +78,7 @@ describe("POST /tools/by-ids", () => {
   it("writes a search_by_ids usage event carrying the search and session ids", async () => {
     const res = await inspect({ tool_ids: ["builtin.time.weekday"], search_id: "srch_test_inspect", session_id: "sess-inspect" });
     expect(res.status).toBe(200);
+    expect((await res.json()).search_id).toBe("srch_test_inspect");
     const events = await database.db
       .select()
       .from(usageEvents)

@@ -56,6 +56,38 @@ function InspectDetails({ toolId, searchId, apiKey }: { toolId: string; searchId
   );
 }
 
+const matchFields = ["name", "description", "params", "paramText", "examples", "category", "provider"] as const;
+
+/** Why a result ranked where it did (`match` of view=full): the request's words per field, expansions, chains. */
+function MatchLine({ match }: { match: NonNullable<CapabilityResult["match"]> }) {
+  const { t } = useI18n();
+  const fields = matchFields.filter((f) => (match.fields[f]?.length ?? 0) > 0);
+  if (fields.length === 0 && !match.needed_by) return null;
+  const expanded = new Set(match.expanded);
+  return (
+    <div className="mt-2 text-xs text-zinc-500" data-testid="match">
+      <span className="font-medium text-zinc-600">{t("playground.matchTitle")}:</span>{" "}
+      {fields.map((f, i) => (
+        <span key={f}>
+          {i > 0 && " · "}
+          {t(`playground.matchField.${f}`)}{" "}
+          {match.fields[f]!.map((word) => (
+            <mark key={word} className={`mx-0.5 rounded px-1 ${expanded.has(word) ? "bg-sky-50 text-sky-800" : "bg-amber-50 text-amber-900"}`} title={expanded.has(word) ? t("playground.matchExpanded") : undefined}>
+              {word}
+            </mark>
+          ))}
+        </span>
+      ))}
+      {match.needed_by && (
+        <span>
+          {fields.length > 0 && " · "}
+          {t("playground.matchNeededBy", { tool: match.needed_by })}
+        </span>
+      )}
+    </div>
+  );
+}
+
 function usePriceLine() {
   const { t } = useI18n();
   return (tool: CapabilityResult) => (tool.expected_cost ? t("tool.expectedCost", { text: tool.expected_cost }) : t("tool.noExpectedCost"));
@@ -90,6 +122,7 @@ export function ResultCard({ rank, result, searchId, apiKey }: { rank: number; r
         </div>
       </div>
       <p className="mt-3 text-sm leading-6 text-zinc-600">{result.description}</p>
+      {result.match && <MatchLine match={result.match} />}
       <div className="mt-3 flex flex-col gap-3 sm:flex-row sm:items-center sm:justify-between">
         <div className="space-y-1">
           <ToolStats stats={result.stats} />

@@ -1,0 +1,78 @@
+// Fitting the ranker's settings on a set of catalog sources, by coordinate descent over a small
+// grid of values per setting. The objective is the macro average of NDCG@10 over the sources (each
+// source counts the same, however many queries it has), so no one catalog decides. Deterministic:
+// the same sources give the same settings. The bench fits once per source without that source
+// (leave-one-source-out) to report held-out figures, and `npm run fit:search` fits on all of them
+// to write the product's defaults (`fitted-settings.json`).
+import { rankSource, sourceFigures, type BenchSource } from "./evaluation";
+import { withOverrides, type RankerSettings } from "./ranker";
+
+/** The tunable settings (dotted paths into RankerSettings) and the values tried for each. */
+export const knobs: readonly { path: string; values: readonly number[] }[] = [
+  { path: "coverage.name", values: [0, 0.25, 0.5] },
+  { path: "coverage.description", values: [0, 0.5, 1, 1.5] },
+  { path: "coverage.params", values: [0, 0.5, 1, 1.5] },
+  { path: "coveragePrior", values: [0, 2, 5, 10] },
+  { path: "chain", values: [0, 0.5, 0.8, 1] },
+  { path: "prf.weight", values: [0, 0.1, 0.2, 0.3] },
+  { path: "k1", values: [0.9, 1.2, 1.6] },
+  { path: "fieldWeights.name", values: [2, 3, 4] },
+  { path: "fieldWeights.description", values: [1, 1.5, 2] },
+  { path: "fieldWeights.params", values: [0.5, 1, 1.5] },
+  { path: "fieldWeights.category", values: [0.5, 1, 2] },
+];
+
+function valueAt(settings: RankerSettings, path: string): number {
+  return path.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], settings) as number;
+}
+
+export interface FitOptions {
+  /** At most this many queries per source while fitting (an even sample, always the same). */
+  maxQueries?: number;
+  passes?: number;
+  log?: (line: string) => void;
+}
+
+function sample<T>(items: readonly T[], max: number): T[] {
+  if (items.length <= max) return [...items];
+  const step = items.length / max;
+  return Array.from({ length: max }, (_, i) => items[Math.floor(i * step)]);
+}
+
+/** Macro-averaged NDCG@10 of `settings` over `sources`. */
+export function objective(sources: readonly BenchSource[], settings: RankerSettings, maxQueries = Infinity): number {
+  let sum = 0;
+  for (const source of sources) sum += sourceFigures(rankSource(source, settings, sample(source.queries, maxQueries))).ndcg10;
+  return sum / Math.max(1, sources.length);
+}
+
+/**
+ * Coordinate descent from `start`: each knob in turn takes its best value, until a pass changes
+ * nothing. Returns the fitted values by path (what `withOverrides` applies) and the objective.
+ */
+export function fitSettings(sources: readonly BenchSource[], start: RankerSettings, opts: FitOptions = {}): { values: Record<string, number>; settings: RankerSettings; score: number } {
+  const maxQueries = opts.maxQueries ?? 150;
+  const values: Record<string, number> = Object.fromEntries(knobs.map((k) => [k.path, valueAt(start, k.path)]));
+  let settings = start;
+  let best = objective(sources, settings, maxQueries);
+  for (let pass = 0; pass < (opts.passes ?? 2); pass++) {
+    let changed = false;
+    for (const k of knobs) {
+      for (const v of k.values) {
+        if (v === values[k.path]) continue;
+        const trial = withOverrides(settings, { [k.path]: v });
+        const score = objective(sources, trial, maxQueries);
+        // Better by a margin: ties keep the current value, so noise does not move it.
+        if (score > best + 0.05) {
+          best = score;
+          settings = trial;
+          values[k.path] = v;
+          changed = true;
+        }
+      }
+      opts.log?.(`  ${k.path} = ${values[k.path]} (objective ${best.toFixed(2)})`);
+    }
+    if (!changed) break;
+  }
+  return { values, settings, score: best };
+}
