@@ -34,14 +34,6 @@ export interface RankerSettings {
   coverage: { name: number; description: number; params: number };
   /** Idf mass added to every part's total before the share is taken (short parts need more evidence). */
   coveragePrior: number;
-  /** 0: weights add up (a part a tool lacks scores 0); >0: the weighted mean over the parts it has, times this. */
-  coverageMean: number;
-  /**
-   * A part's share is taken of at least this multiple of the catalog's mean mass for that part:
-   * a tool whose parameters are one or two generic words (`text`, `image`) cannot cover them fully
-   * with one common word of the request.
-   */
-  coverageFloor: number;
   /** How many BM25F candidates the coverage re-rank looks at. */
   rerankDepth: number;
   expansion: ExpansionWeights;
@@ -78,8 +70,6 @@ export const baseRankerSettings: RankerSettings = {
   fieldB: { name: 0.5, description: 0.75, params: 0.75, paramText: 0.75, examples: 0.5, category: 0.5, provider: 0.5 },
   coverage: { name: 0.25, description: 1, params: 1.5 },
   coveragePrior: 0,
-  coverageMean: 0,
-  coverageFloor: 0,
   rerankDepth: 50,
   expansion: defaultExpansionWeights,
   fuzzy: 0.6,
@@ -146,8 +136,6 @@ interface Part {
   terms: string[];
   idfs: Float64Array;
   total: number;
-  /** The catalog's mean `total` for this part, over the tools that have it. */
-  mean: number;
 }
 
 interface Posting {
@@ -229,7 +217,7 @@ export class SearchIndex {
     const part = (terms: string[]): Part => {
       const distinct = [...new Set(terms)];
       const idfs = Float64Array.from(distinct, (t) => this.postings.get(t)?.idf ?? 0);
-      return { terms: distinct, idfs, total: idfs.reduce((a, b) => a + b, 0), mean: 0 };
+      return { terms: distinct, idfs, total: idfs.reduce((a, b) => a + b, 0) };
     };
     this.producers = this.linkProducers();
     this.parts = documents.map(({ fields, compoundParamTerms }) => ({
@@ -237,11 +225,6 @@ export class SearchIndex {
       description: part(fields[at("description")]),
       params: part([...compoundParamTerms, ...fields[at("paramText")], ...fields[at("examples")]]),
     }));
-    for (const key of ["name", "description", "params"] as const) {
-      const present = this.parts.filter((p) => p[key].total > 0);
-      const mean = present.reduce((sum, p) => sum + p[key].total, 0) / Math.max(1, present.length);
-      for (const p of this.parts) p[key].mean = mean;
-    }
   }
 
   /**
@@ -394,15 +377,11 @@ export class SearchIndex {
     const { coverage, reliability } = this.settings;
     for (const c of candidates) {
       const part = this.parts[c.index];
-      const sum =
+      c.score *=
+        1 +
         coverage.name * this.coverage(part.name, terms) +
         coverage.description * this.coverage(part.description, terms) +
         coverage.params * this.coverage(part.params, terms);
-      if (this.settings.coverageMean > 0) {
-        const mass =
-          (part.name.total > 0 ? coverage.name : 0) + (part.description.total > 0 ? coverage.description : 0) + (part.params.total > 0 ? coverage.params : 0);
-        c.score *= 1 + (mass > 0 ? (this.settings.coverageMean * sum) / mass : 0);
-      } else c.score *= 1 + sum;
       const rate = this.documents[c.index].successRate;
       if (rate !== null) c.score *= 1 + reliability * (2 * Math.min(1, Math.max(0, rate)) - 1);
     }
@@ -439,7 +418,7 @@ export class SearchIndex {
       const w = query.get(part.terms[i]);
       if (w !== undefined) hit += part.idfs[i] * Math.min(1, w);
     }
-    return hit / (Math.max(part.total, this.settings.coverageFloor * part.mean) + this.settings.coveragePrior);
+    return hit / (part.total + this.settings.coveragePrior);
   }
 
   /** The `limit` best positive scores (a bounded min-heap: long queries touch most of the catalog). */
