@@ -2,14 +2,16 @@
 // shared/catalog/README.md: the public catalog is imported into a fresh production server
 // (`dist/server.mjs`, embedded database), every query goes through the real POST /api/v1/search
 // (limit 10, the query's lang, `source` = its dataset so each source is ranked as a catalog of
-// its own), and Recall@5 / NDCG@10 / MRR are printed beside the README's plain BM25 reference,
-// computed here on the same data. Then p50/p95 of /search over HTTP on the larger catalog.
+// its own), and Recall@5 / Recall@10 / all-gold@10 / NDCG@10 / MRR are printed beside the README's
+// plain BM25 reference computed here on the same data, and beside leave-one-source-out figures
+// (each source ranked in process with settings fitted without it). Then p50/p95 of /search over
+// HTTP on the larger source, the whole catalog and a synthetic catalog of 100,000 tools.
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { sendAdminCommand } from "../server/admin-channel";
 import { openDatabase } from "../db/open";
 import { runCommand } from "../cli/commands";
-import os from "node:os";
 import { loadBenchSources, rankSource, sourceFigures, type SourceFigures } from "../search/evaluation";
 import { fitSettings } from "../search/fit";
 import { baseRankerSettings, defaultRankerSettings } from "../search/ranker";
@@ -19,9 +21,18 @@ import { startProductServer } from "./harness";
 const CATALOG_DIR = path.resolve(process.env.CATALOG_DIR ?? path.join(process.cwd(), "../shared/catalog"));
 /** The contract's 120 searches per minute are per account: the bench spreads its requests over accounts. */
 const REQUESTS_PER_KEY = 110;
-/** NDCG@10 goals (issue #14): ACEBench kept, every ToolRet source at least its BM25 reference + 5. */
-const GOALS: Record<string, number> = { "acebench-en": 92.1, "acebench-zh": 87.4 };
-const TOOLRET_MARGIN = 5;
+/**
+ * Held-out NDCG@10 goals (issue #14): ACEBench kept; every ToolRet source at least BM25 + 5 (the
+ * issue's figures; a source not listed here is held to its BM25 reference computed below + 5).
+ */
+const GOALS: Record<string, number> = {
+  "acebench-en": 92.1,
+  "acebench-zh": 87.4,
+  "toolret-apibank": 62.2,
+  "toolret-gorilla-huggingface": 29.3,
+  "toolret-toolink": 46.7,
+};
+const BM25_MARGIN = 5;
 /** Tools in the synthetic catalog that measures /search at scale. */
 const SYNTHETIC_TOOLS = Number(process.env.BENCH_SYNTHETIC_TOOLS ?? 100_000);
 const SYNTHETIC_SOURCE = "synthetic-scale";
@@ -168,6 +179,20 @@ async function main() {
   const datasets = [...new Set(queries.map((q) => q.dataset))].sort();
 
   console.log(`bench:search — ${catalog.length} tools, ${queries.length} queries from ${CATALOG_DIR}`);
+  // Held-out figures: each source scored with settings fitted on the other sources alone
+  // (leave-one-source-out), in process; the goals are judged on these.
+  const sources = loadBenchSources(CATALOG_DIR);
+  const heldOut = new Map<string, SourceFigures>();
+  const fitStarted = performance.now();
+  for (const held of sources) {
+    const { settings } = fitSettings(
+      sources.filter((s) => s !== held),
+      baseRankerSettings,
+    );
+    heldOut.set(held.name, sourceFigures(rankSource(held, settings)));
+  }
+  console.log(`leave-one-source-out fits took ${fmt((performance.now() - fitStarted) / 1000, 0)} s`);
+
   const server = await startProductServer({ SEED_DEMO: "false", ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) });
   try {
     const importStarted = performance.now();
@@ -178,20 +203,6 @@ async function main() {
     const warmStarted = performance.now();
     for (const dataset of datasets) await timedSearch(server.url, await keys.next(), { query: "warm up", limit: 10, source: dataset });
     console.log(`first searches (index build) took ${fmt(performance.now() - warmStarted, 0)} ms\n`);
-
-    // Held-out figures: each source scored with settings fitted on the other sources alone
-    // (leave-one-source-out), in process; the goals are judged on these.
-    const sources = loadBenchSources(CATALOG_DIR);
-    const heldOut = new Map<string, SourceFigures>();
-    const fitStarted = performance.now();
-    for (const held of sources) {
-      const { settings } = fitSettings(
-        sources.filter((s) => s !== held),
-        baseRankerSettings,
-      );
-      heldOut.set(held.name, sourceFigures(rankSource(held, settings)));
-    }
-    console.log(`leave-one-source-out fits took ${fmt((performance.now() - fitStarted) / 1000, 0)} s\n`);
 
     const rows: string[][] = [];
     const verdicts: string[] = [];
@@ -224,8 +235,8 @@ async function main() {
       ];
       rows.push(row("BM25 reference", refFigures), row("Tollgate /search (in-sample)", ours));
       if (held) rows.push(row("held out (LOSO)", held));
-      const goal = GOALS[dataset] ?? (dataset.startsWith("toolret-") ? Number((refFigures.ndcg10 + TOOLRET_MARGIN).toFixed(1)) : undefined);
-      if (goal !== undefined && held) {
+      const goal = GOALS[dataset] ?? Number((refFigures.ndcg10 + BM25_MARGIN).toFixed(1));
+      if (held) {
         const mrrOk = held.mrr >= refFigures.mrr;
         verdicts.push(
           `${dataset}: held-out NDCG@10 ${fmt(held.ndcg10, 2)} vs goal ${goal} -> ${held.ndcg10 >= goal ? "met" : "NOT met"}; ` +

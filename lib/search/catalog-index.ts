@@ -229,6 +229,9 @@ export function indexDocument(t: CatalogTool): IndexDocument {
     id: t.id,
     successRate: t.successRate,
     inputs: t.params.filter((p) => p.required).map((p) => p.name),
+    documentedParams: t.params
+      .filter((p) => p.description.trim() !== "" || p.enum || p.properties?.length || p.items?.enum || p.items?.properties?.length)
+      .flatMap((p) => [p.name, ...(p.properties ?? []), ...(p.items?.properties ?? [])]),
     fields: {
       name: distinct([t.name, ...localized.map((l) => l?.name)]),
       description: distinct([t.description, ...localized.map((l) => l?.description)]),

@@ -108,6 +108,20 @@ describe("tool chains, feedback and match explanations", () => {
     expect(feedback.search("classify images", 3).map((r) => r.id)).toEqual(["a", "b"]);
   });
 
+  it("counts a parameter for coverage only when the schema documents it", () => {
+    const settings = withOverrides(baseRankerSettings, { "fieldWeights.params": 0, "coverage.params": 1.5, chain: 0, "prf.weight": 0 });
+    const bare = doc("bare", "alpha_reader", "Reads input.", { params: ["text"] });
+    const documented = { ...doc("documented", "alpha_reader", "Reads input.", { params: ["text"] }), documentedParams: ["text"] };
+    const none = doc("none", "alpha_reader", "Reads input.", {});
+    const scores = (docs: IndexDocument[]) => Object.fromEntries(new SearchIndex(docs.map(analyzeDocument), settings).search("alpha reader for text input", 3).map((r) => [r.id, r.score]));
+    // A bare code argument (`text`) earns nothing over a tool without it...
+    const a = scores([bare, none]);
+    expect(a.bare).toBeCloseTo(a.none, 9);
+    // ...a documented one does.
+    const b = scores([documented, none]);
+    expect(b.documented).toBeGreaterThan(b.none * 1.1);
+  });
+
   it("rejects an unknown setting path", () => {
     expect(() => withOverrides(defaultRankerSettings, { "coverage.nope": 1 })).toThrow(/Unknown ranker setting/);
   });

@@ -17,6 +17,12 @@ export interface IndexDocument {
   successRate: number | null;
   /** Names of the parameters a Call must give (what another tool may have to produce first). */
   inputs?: readonly string[];
+  /**
+   * Names (and field names) of the parameters the schema documents: a description, enum values or
+   * an object's field names. A bare name with only a type (`text`, `n`, `model_name` in a code
+   * catalog) says what the tool takes, not what it is for: it counts for BM25F, not for coverage.
+   */
+  documentedParams?: readonly string[];
 }
 
 export interface RankerSettings {
@@ -34,6 +40,12 @@ export interface RankerSettings {
   coverage: { name: number; description: number; params: number };
   /** Idf mass added to every part's total before the share is taken (short parts need more evidence). */
   coveragePrior: number;
+  /**
+   * Terms whose idf is below this share of the catalog's highest idf count for no part's coverage:
+   * words most tools have (`model_name`, `return_tensors` in a model hub) say what kind of tool it
+   * is, not which one, and a part made only of them cannot be "covered".
+   */
+  coverageMinIdf: number;
   /** How many BM25F candidates the coverage re-rank looks at. */
   rerankDepth: number;
   expansion: ExpansionWeights;
@@ -70,6 +82,7 @@ export const baseRankerSettings: RankerSettings = {
   fieldB: { name: 0.5, description: 0.75, params: 0.75, paramText: 0.75, examples: 0.5, category: 0.5, provider: 0.5 },
   coverage: { name: 0.25, description: 1, params: 1.5 },
   coveragePrior: 0,
+  coverageMinIdf: 0,
   rerankDepth: 50,
   expansion: defaultExpansionWeights,
   fuzzy: 0.6,
@@ -112,8 +125,8 @@ export interface AnalyzedDocument {
   inputs: string[][];
   /** Terms of the tool's own name (its first name when it has several languages). */
   nameTerms: string[];
-  /** Terms of the parameter (and field) names made of two words or more (`vehicle_status`, not `text`). */
-  compoundParamTerms: string[];
+  /** Terms of the names (and field names) of the parameters the catalog documents (see `IndexDocument.documentedParams`). */
+  documentedParamTerms: string[];
 }
 
 export function analyzeDocument(doc: IndexDocument): AnalyzedDocument {
@@ -125,10 +138,7 @@ export function analyzeDocument(doc: IndexDocument): AnalyzedDocument {
     words,
     inputs: (doc.inputs ?? []).map((name) => tokenize(name)).filter((terms) => terms.length > 0),
     nameTerms: tokenize(doc.fields.name[0] ?? ""),
-    compoundParamTerms: doc.fields.params.flatMap((name) => {
-      const terms = tokenize(name);
-      return terms.length >= 2 ? terms : [];
-    }),
+    documentedParamTerms: (doc.documentedParams ?? []).flatMap((name) => tokenize(name)),
   };
 }
 
@@ -214,16 +224,18 @@ export class SearchIndex {
       this.postings.set(t, { docs: Int32Array.from(docs), tfs: Float32Array.from(tfs), idf: Math.log(1 + (n - docs.length + 0.5) / (docs.length + 0.5)) });
     }
     const at = (field: SearchField) => searchFields.indexOf(field);
+    const maxIdf = Math.log(1 + (n - 1 + 0.5) / 1.5);
+    const minIdf = settings.coverageMinIdf * maxIdf;
     const part = (terms: string[]): Part => {
-      const distinct = [...new Set(terms)];
+      const distinct = [...new Set(terms)].filter((t) => (this.postings.get(t)?.idf ?? 0) >= minIdf);
       const idfs = Float64Array.from(distinct, (t) => this.postings.get(t)?.idf ?? 0);
       return { terms: distinct, idfs, total: idfs.reduce((a, b) => a + b, 0) };
     };
     this.producers = this.linkProducers();
-    this.parts = documents.map(({ fields, compoundParamTerms }) => ({
+    this.parts = documents.map(({ fields, documentedParamTerms }) => ({
       name: part(fields[at("name")]),
       description: part(fields[at("description")]),
-      params: part([...compoundParamTerms, ...fields[at("paramText")], ...fields[at("examples")]]),
+      params: part([...documentedParamTerms, ...fields[at("paramText")], ...fields[at("examples")]]),
     }));
   }
 
