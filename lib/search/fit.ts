@@ -15,6 +15,7 @@ export const knobs: readonly { path: string; values: readonly number[] }[] = [
   { path: "coveragePrior", values: [0, 2, 5, 10] },
   { path: "chain", values: [0, 0.5, 0.8, 1] },
   { path: "prf.weight", values: [0, 0.1, 0.2, 0.3] },
+  { path: "abbreviation", values: [0, 0.5, 1, 1.5] },
   { path: "k1", values: [0.9, 1.2, 1.6] },
   { path: "fieldWeights.name", values: [2, 3, 4] },
   { path: "fieldWeights.description", values: [1, 1.5, 2] },

@@ -122,6 +122,19 @@ describe("tool chains, feedback and match explanations", () => {
     expect(b.documented).toBeGreaterThan(b.none * 1.1);
   });
 
+  it("reads a short identifier word as the abbreviation of a request word it begins", () => {
+    const docs = [
+      doc("div", "div", "Returns the integer value of a over b.", { params: ["a", "b"] }),
+      doc("avg", "average_speed", "Average speed of a trip.", { params: ["distance", "hours"] }),
+    ];
+    const on = new SearchIndex(docs.map(analyzeDocument), withOverrides(baseRankerSettings, { abbreviation: 1 }));
+    const off = new SearchIndex(docs.map(analyzeDocument), withOverrides(baseRankerSettings, { abbreviation: 0 }));
+    expect(on.search("what is 90 divided by 9", 2).map((r) => r.id)).toEqual(["div"]);
+    expect(off.search("what is 90 divided by 9", 2)).toEqual([]);
+    // "average" is running text in the catalog: no prefix of it is taken for an abbreviation.
+    expect(on.search("averaging", 2).map((r) => r.id)).not.toContain("div");
+  });
+
   it("rejects an unknown setting path", () => {
     expect(() => withOverrides(defaultRankerSettings, { "coverage.nope": 1 })).toThrow(/Unknown ranker setting/);
   });

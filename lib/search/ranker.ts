@@ -52,6 +52,12 @@ export interface RankerSettings {
   /** Weight of a catalog term reached through a typo correction (edit distance 1; 2 counts 70%). */
   fuzzy: number;
   /**
+   * Weight of an identifier abbreviation reached from a longer query word: a short word that the
+   * catalog uses only in names and parameter names, never in running text (`div`, `mul`, `calc`,
+   * `num`), matched by a query word it begins (`divided`, `multiply`). 0 turns it off.
+   */
+  abbreviation: number;
+  /**
    * Reliability boost: ± this fraction of the score, from success_rate 0 (−) to 1 (+), neutral
    * when unknown. It reorders only candidates whose relevance differs by less than about twice
    * this fraction; relevance always decides otherwise.
@@ -86,6 +92,7 @@ export const baseRankerSettings: RankerSettings = {
   rerankDepth: 50,
   expansion: defaultExpansionWeights,
   fuzzy: 0.6,
+  abbreviation: 0,
   reliability: 0.02,
   chain: 0,
   chainDepth: 5,
@@ -154,6 +161,8 @@ interface Posting {
   idf: number;
 }
 
+const ABBREVIATION = /^[a-z]+$/;
+
 function push<K, V>(map: Map<K, V[]>, key: K, value: V) {
   const list = map.get(key);
   if (list) list.push(value);
@@ -185,6 +194,8 @@ export class SearchIndex {
   private readonly parts: { name: Part; description: Part; params: Part }[];
   private readonly words = new Set<string>();
   private fuzzyIndex: FuzzyIndex | undefined;
+  /** Short words found only in identifiers (names, parameter names), never in running text. */
+  private readonly abbreviations = new Set<string>();
   /** The last query `explain` analysed. */
   private explained: { query: string; terms: Map<string, number> } | undefined;
   /** Per document: the documents producing each of its inputs (see `chain`). */
@@ -232,6 +243,13 @@ export class SearchIndex {
       return { terms: distinct, idfs, total: idfs.reduce((a, b) => a + b, 0) };
     };
     this.producers = this.linkProducers();
+    const inText = new Set<string>();
+    const textFields = ["description", "paramText", "examples", "category", "provider"].map((f) => at(f as SearchField));
+    const identifierFields = ["name", "params"].map((f) => at(f as SearchField));
+    for (const doc of documents) for (const f of textFields) for (const t of doc.fields[f]) inText.add(t);
+    for (const doc of documents) {
+      for (const f of identifierFields) for (const t of doc.fields[f]) if (t.length >= 3 && t.length <= 4 && ABBREVIATION.test(t) && !inText.has(t) && this.words.has(t)) this.abbreviations.add(t);
+    }
     this.parts = documents.map(({ fields, documentedParamTerms }) => ({
       name: part(fields[at("name")]),
       description: part(fields[at("description")]),
@@ -276,6 +294,15 @@ export class SearchIndex {
   /** Weighted terms of a query: its own, glossary expansions, and typo corrections of unknown English words. */
   queryTerms(query: string): Map<string, number> {
     const terms = analyzeQuery(query, this.settings.expansion);
+    if (this.settings.abbreviation > 0 && this.abbreviations.size > 0) {
+      for (const word of latinWords(query)) {
+        if (word.length < 5) continue;
+        for (let len = 3; len <= 4 && len <= word.length - 2; len++) {
+          const prefix = word.slice(0, len);
+          if (this.abbreviations.has(prefix) && (terms.get(prefix) ?? 0) < this.settings.abbreviation) terms.set(prefix, this.settings.abbreviation);
+        }
+      }
+    }
     if (this.settings.fuzzy > 0) {
       const add = (term: string, w: number) => {
         if (w > (terms.get(term) ?? 0)) terms.set(term, w);
