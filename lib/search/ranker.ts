@@ -40,12 +40,6 @@ export interface RankerSettings {
   coverage: { name: number; description: number; params: number };
   /** Idf mass added to every part's total before the share is taken (short parts need more evidence). */
   coveragePrior: number;
-  /**
-   * Terms whose idf is below this share of the catalog's highest idf count for no part's coverage:
-   * words most tools have (`model_name`, `return_tensors` in a model hub) say what kind of tool it
-   * is, not which one, and a part made only of them cannot be "covered".
-   */
-  coverageMinIdf: number;
   /** How many BM25F candidates the coverage re-rank looks at. */
   rerankDepth: number;
   expansion: ExpansionWeights;
@@ -81,14 +75,13 @@ export interface RankerSettings {
   prf: { docs: number; terms: number; weight: number };
 }
 
-/** Where fitting starts: hand-set values (the ACEBench-era ranking with chains and feedback off). */
+/** Where fitting starts: hand-set values (the ranking before fitting, with every newer stage off). */
 export const baseRankerSettings: RankerSettings = {
   k1: 1.2,
   fieldWeights: { name: 3, description: 1.5, params: 1, paramText: 0.8, examples: 0.5, category: 1, provider: 1 },
   fieldB: { name: 0.5, description: 0.75, params: 0.75, paramText: 0.75, examples: 0.5, category: 0.5, provider: 0.5 },
   coverage: { name: 0.25, description: 1, params: 1.5 },
   coveragePrior: 0,
-  coverageMinIdf: 0,
   rerankDepth: 50,
   expansion: defaultExpansionWeights,
   fuzzy: 0.6,
@@ -235,10 +228,8 @@ export class SearchIndex {
       this.postings.set(t, { docs: Int32Array.from(docs), tfs: Float32Array.from(tfs), idf: Math.log(1 + (n - docs.length + 0.5) / (docs.length + 0.5)) });
     }
     const at = (field: SearchField) => searchFields.indexOf(field);
-    const maxIdf = Math.log(1 + (n - 1 + 0.5) / 1.5);
-    const minIdf = settings.coverageMinIdf * maxIdf;
     const part = (terms: string[]): Part => {
-      const distinct = [...new Set(terms)].filter((t) => (this.postings.get(t)?.idf ?? 0) >= minIdf);
+      const distinct = [...new Set(terms)];
       const idfs = Float64Array.from(distinct, (t) => this.postings.get(t)?.idf ?? 0);
       return { terms: distinct, idfs, total: idfs.reduce((a, b) => a + b, 0) };
     };
@@ -365,7 +356,8 @@ export class SearchIndex {
     searchFields.forEach((field, f) => {
       const found = new Set<string>();
       for (const term of new Set(this.documents[index].fields[f])) {
-        if (!terms.has(term)) continue;
+        // Single Chinese characters are the index's safety net, not a reason a person would read.
+        if (!terms.has(term) || (term.length === 1 && containsChinese(term))) continue;
         const word = own.get(term);
         if (word !== undefined) found.add(word);
         else {
@@ -428,6 +420,7 @@ export class SearchIndex {
     if (this.settings.chain > 0) this.addProducers(candidates, accept);
     return candidates.slice(0, limit);
   }
+
 
   /** Lifts the producers of the best candidates' inputs to `chain` × the candidate's score (in place, re-sorted). */
   private addProducers(candidates: RankedDocument[], accept?: (index: number) => boolean) {
