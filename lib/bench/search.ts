@@ -12,7 +12,7 @@ import path from "node:path";
 import { sendAdminCommand } from "../server/admin-channel";
 import { openDatabase } from "../db/open";
 import { runCommand } from "../cli/commands";
-import { loadBenchSources, rankSource, sourceFigures, type SourceFigures } from "../search/evaluation";
+import { loadBenchSources, rankSource, readJsonl, sourceFigures, type BenchQuery, type SourceFigures } from "../search/evaluation";
 import { fitSettings } from "../search/fit";
 import { baseRankerSettings, defaultRankerSettings } from "../search/ranker";
 import { ReferenceBm25, type ReferenceDoc } from "../search/reference-bm25";
@@ -40,21 +40,6 @@ const ROUNDS = 3;
 
 interface CatalogLine extends ReferenceDoc {
   source: string;
-}
-interface Query {
-  qid: string;
-  dataset: string;
-  lang: "en" | "zh";
-  query: string;
-  gold: string[];
-}
-
-function readJsonl<T>(file: string): T[] {
-  return fs
-    .readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => JSON.parse(l) as T);
 }
 
 /** Runs an admin CLI command in the server: over its admin channel (embedded db) or on PostgreSQL directly. */
@@ -175,7 +160,7 @@ async function importSyntheticCatalog(dataDir: string, catalog: CatalogLine[], c
 async function main() {
   const toolsFile = path.join(CATALOG_DIR, "tools.jsonl");
   const catalog = readJsonl<CatalogLine>(toolsFile);
-  const queries = readJsonl<Query>(path.join(CATALOG_DIR, "queries.jsonl"));
+  const queries = readJsonl<BenchQuery>(path.join(CATALOG_DIR, "queries.jsonl"));
   const datasets = [...new Set(queries.map((q) => q.dataset))].sort();
 
   console.log(`bench:search — ${catalog.length} tools, ${queries.length} queries from ${CATALOG_DIR}`);

@@ -26,7 +26,8 @@ export interface BenchSource {
   queries: BenchQuery[];
 }
 
-function readJsonl<T>(file: string): T[] {
+/** One JSON value a line; blank lines skipped. */
+export function readJsonl<T>(file: string): T[] {
   return fs
     .readFileSync(file, "utf8")
     .split("\n")
