@@ -90,9 +90,16 @@ describe("tool chains, feedback and match explanations", () => {
     const explained = index.explain("detailed forcast for paris", catalog.findIndex((d) => d.id === "weather"));
     expect(explained.fields.name).toEqual(expect.arrayContaining(["detailed"]));
     expect(explained.fields.description).toEqual(expect.arrayContaining(["detailed"]));
-    // "forcast" is a typo: the catalog term it reached is listed as an expansion.
+    // "forcast" is a typo: the catalog word it reached is listed as an expansion, spelled as the catalog does.
     expect(explained.expanded).toContain("forecast");
     expect(explained.needed_by).toBeUndefined();
+    // A Chinese request shows its own words, not the character bigrams the index also keeps.
+    // (全威 is a bigram of both the request and the description, across the words 安全 | 威胁.)
+    const zh = index.explain("评估安全威胁和漏洞", catalog.findIndex((d) => d.id === "vuln"));
+    const shown = Object.values(zh.fields).flat();
+    expect(shown).toEqual(expect.arrayContaining(["评估", "安全", "威胁"]));
+    expect(shown).not.toContain("全威");
+    expect(zh.expanded).toContain("vulnerability");
   });
 
   it("adds feedback terms from the best first-pass tools", () => {

@@ -155,6 +155,7 @@ interface Posting {
 }
 
 const ABBREVIATION = /^[a-z]+$/;
+const chineseWords = new Intl.Segmenter("zh", { granularity: "word" });
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V) {
   const list = map.get(key);
@@ -174,7 +175,7 @@ export interface RankedDocument {
 export interface MatchExplanation {
   /** Per field, the words of the request (or their expansions) that the field contains. */
   fields: Partial<Record<SearchField, string[]>>;
-  /** Matched terms that are not the request's own words: synonyms, translations, typo corrections. */
+  /** Matched words that are not the request's own: synonyms, translations, typo corrections (as the catalog spells them). */
   expanded: string[];
   /** The tool ranked as the producer of an input of this tool. */
   needed_by?: string;
@@ -189,6 +190,8 @@ export class SearchIndex {
   private fuzzyIndex: FuzzyIndex | undefined;
   /** Short words found only in identifiers (names, parameter names), never in running text. */
   private readonly abbreviations = new Set<string>();
+  /** Stem -> a catalog word with that stem, for showing expansions (built on the first explanation). */
+  private wordsByStem: Map<string, string> | undefined;
   /** The last query `explain` analysed. */
   private explained: { query: string; terms: Map<string, number> } | undefined;
   /** Per document: the documents producing each of its inputs (see `chain`). */
@@ -347,10 +350,14 @@ export class SearchIndex {
     // One search explains up to `limit` results of the same query: analyse it once.
     if (this.explained?.query !== query) this.explained = { query, terms: this.queryTerms(query) };
     const { terms } = this.explained;
-    const own = new Map<string, string>();
+    // The request's own terms, shown as the request wrote them: English words before stemming,
+    // Chinese as the segmenter's words (the index's character bigrams across word boundaries,
+    // such as 度单 in 长度单位, are left out: nobody wrote them).
+    const own = new Map<string, string | null>();
     for (const word of query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-      for (const term of tokenize(word)) if (!own.has(term)) own.set(term, containsChinese(term) ? term : word);
+      for (const term of tokenize(word)) if (!own.has(term)) own.set(term, containsChinese(term) ? null : word);
     }
+    for (const { segment, isWordLike } of chineseWords.segment(query)) if (isWordLike && containsChinese(segment)) own.set(segment, segment);
     const fields: MatchExplanation["fields"] = {};
     const expanded = new Set<string>();
     searchFields.forEach((field, f) => {
@@ -359,15 +366,30 @@ export class SearchIndex {
         // Single Chinese characters are the index's safety net, not a reason a person would read.
         if (!terms.has(term) || (term.length === 1 && containsChinese(term))) continue;
         const word = own.get(term);
+        if (word === null) continue;
         if (word !== undefined) found.add(word);
         else {
-          found.add(term);
-          expanded.add(term);
+          const shown = this.catalogWord(term);
+          found.add(shown);
+          expanded.add(shown);
         }
       }
       if (found.size > 0) fields[field] = [...found];
     });
     return { fields, expanded: [...expanded], ...(neededBy !== undefined && { needed_by: neededBy }) };
+  }
+
+  /** A catalog word for an index term (the shortest word that stems to it), the term itself when there is none. */
+  private catalogWord(term: string): string {
+    if (!this.wordsByStem) {
+      this.wordsByStem = new Map();
+      for (const word of this.words) {
+        const s = stem(word);
+        const known = this.wordsByStem.get(s);
+        if (known === undefined || word.length < known.length || (word.length === known.length && word < known)) this.wordsByStem.set(s, word);
+      }
+    }
+    return this.wordsByStem.get(term) ?? term;
   }
 
   /** RM3: the query's terms interpolated with a relevance model of the first-pass best tools. */

@@ -39,7 +39,7 @@ export const MatchSchema = z
     fields: z
       .record(z.string(), z.array(z.string()))
       .openapi({ description: "Per field (`name`, `description`, `params`, `paramText`, `examples`, `category`, `provider`): the request's words it contains" }),
-    expanded: z.array(z.string()).openapi({ description: "Matched terms that are not the request's own words: synonyms, translations, typo corrections (index terms)" }),
+    expanded: z.array(z.string()).openapi({ description: "Matched words that are not the request's own: synonyms, translations, typo corrections, as the catalog spells them" }),
     needed_by: z.string().optional().openapi({ description: "Ranked as the producer of a required input of this tool (a tool chain)" }),
   })
   .openapi("SearchMatch");
