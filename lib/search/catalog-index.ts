@@ -44,10 +44,10 @@ export interface CatalogSnapshot {
   byId: ReadonlyMap<string, CatalogTool>;
   /** Lower-cased tool names, for an exact-name match ahead of ranking. */
   byName: ReadonlyMap<string, readonly CatalogTool[]>;
-  /** Index of every active tool, built on first use. */
-  index(): SearchIndex;
+  /** Index of every active tool, built on first use (in slices: other requests run meanwhile). */
+  index(): Promise<SearchIndex>;
   /** Index of one `source` alone (its own catalog: its own term statistics), built on first use. */
-  sourceIndex(source: string): { index: SearchIndex; tools: readonly CatalogTool[] } | null;
+  sourceIndex(source: string): Promise<{ index: SearchIndex; tools: readonly CatalogTool[] } | null>;
 }
 
 interface State {
@@ -185,23 +185,27 @@ export async function buildSnapshot(version: number, list: CatalogTool[], settin
     analyzed.push(analyzeDocument(indexDocument(t)));
     if (analyzed.length % 200 === 0) await new Promise((resolve) => setImmediate(resolve));
   }
-  let whole: SearchIndex | undefined;
-  const perSource = new Map<string, { index: SearchIndex; tools: CatalogTool[] } | null>();
+  let whole: Promise<SearchIndex> | undefined;
+  const perSource = new Map<string, Promise<{ index: SearchIndex; tools: CatalogTool[] } | null>>();
   return {
     version,
     tools: list,
     byId,
     byName,
-    index: () => (whole ??= new SearchIndex(analyzed, settings)),
+    index: () => (whole ??= SearchIndex.build(analyzed, settings)),
     sourceIndex(source) {
-      if (!perSource.has(source)) {
+      let pending = perSource.get(source);
+      if (!pending) {
         const positions = list.flatMap((t, i) => (t.source === source ? [i] : []));
-        perSource.set(
-          source,
-          positions.length === 0 ? null : { index: new SearchIndex(positions.map((i) => analyzed[i]), settings), tools: positions.map((i) => list[i]) },
-        );
+        // Unknown sources are not remembered: a client could otherwise grow this map at will.
+        if (positions.length === 0) return Promise.resolve(null);
+        pending = SearchIndex.build(
+          positions.map((i) => analyzed[i]),
+          settings,
+        ).then((index) => ({ index, tools: positions.map((i) => list[i]) }));
+        perSource.set(source, pending);
       }
-      return perSource.get(source) ?? null;
+      return pending;
     },
   };
 }

@@ -142,6 +142,28 @@ describe("tool chains, feedback and match explanations", () => {
     expect(on.search("averaging", 2).map((r) => r.id)).not.toContain("div");
   });
 
+  it("builds a large index in slices that let other work run, ranking exactly as a build at once", async () => {
+    const words = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta", "zeta", "lambda"];
+    const docs = Array.from({ length: 6_000 }, (_, i) =>
+      doc(`t${i}`, `${words[i % 10]}_${words[(i * 7) % 10]}_${i}`, `${words[(i * 3) % 10]} tool number ${i} for ${words[(i * 11) % 10]} work`),
+    ).map(analyzeDocument);
+    let ticks = 0;
+    let building = true;
+    const counter = (async () => {
+      while (building) {
+        ticks += 1;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const sliced = await SearchIndex.build(docs);
+    building = false;
+    await counter;
+    // Other work ran between the slices (a build at once would leave one tick at most).
+    expect(ticks).toBeGreaterThan(3);
+    const atOnce = new SearchIndex(docs);
+    for (const q of ["alpha gamma work", "theta tool 42", "zeta_omega"]) expect(sliced.search(q, 10)).toEqual(atOnce.search(q, 10));
+  });
+
   it("rejects an unknown setting path", () => {
     expect(() => withOverrides(defaultRankerSettings, { "coverage.nope": 1 })).toThrow(/Unknown ranker setting/);
   });

@@ -185,7 +185,7 @@ export class SearchIndex {
   readonly size: number;
   private readonly postings = new Map<string, Posting>();
   /** Distinct terms (with their idf) of each document's name, description and parameters, for the coverage re-rank. */
-  private readonly parts: { name: Part; description: Part; params: Part }[];
+  private readonly parts: { name: Part; description: Part; params: Part }[] = [];
   private readonly words = new Set<string>();
   private fuzzyIndex: FuzzyIndex | undefined;
   /** Short words found only in identifiers (names, parameter names), never in running text. */
@@ -195,20 +195,41 @@ export class SearchIndex {
   /** The last query `explain` analysed. */
   private explained: { query: string; terms: Map<string, number> } | undefined;
   /** Per document: the documents producing each of its inputs (see `chain`). */
-  private readonly producers: Int32Array[];
+  private producers: Int32Array[] = [];
   /** Corrections already looked up: the same unknown words (names, places) recur across queries. */
   private readonly corrections = new Map<string, { terms: string[]; distance: number }>();
 
+  /**
+   * Builds the index at once. A large catalog should use `SearchIndex.build`, which lets other
+   * requests run between slices (100,000 tools take ~15 s of CPU).
+   */
   constructor(
     readonly documents: readonly AnalyzedDocument[],
     readonly settings: RankerSettings = defaultRankerSettings,
+    runNow = true,
   ) {
     this.size = documents.length;
+    if (runNow) for (const _ of this.steps());
+  }
+
+  /** The index, built in slices that yield to the event loop between them. */
+  static async build(documents: readonly AnalyzedDocument[], settings: RankerSettings = defaultRankerSettings): Promise<SearchIndex> {
+    const index = new SearchIndex(documents, settings, false);
+    for (const _ of index.steps()) await new Promise((resolve) => setImmediate(resolve));
+    return index;
+  }
+
+  /** The construction, as a sequence of slices of roughly equal cost (a yield between slices). */
+  private *steps(): Generator<void> {
+    const { documents, settings } = this;
+    const SLICE = 2_000;
     for (const doc of documents) for (const w of doc.words) this.words.add(w);
 
     const avgLength = searchFields.map((_, f) => documents.reduce((sum, doc) => sum + doc.fields[f].length, 0) / Math.max(1, documents.length) || 1);
     const lists = new Map<string, { docs: number[]; tfs: number[] }>();
-    documents.forEach(({ fields }, d) => {
+    for (let d = 0; d < documents.length; d++) {
+      if (d > 0 && d % SLICE === 0) yield;
+      const { fields } = documents[d];
       // BM25F: each field's counts are length-normalised and weighted, then saturated together.
       const pseudoTf = new Map<string, number>();
       searchFields.forEach((field, f) => {
@@ -225,11 +246,14 @@ export class SearchIndex {
         list.docs.push(d);
         list.tfs.push(tf);
       }
-    });
+    }
     const n = documents.length;
+    let done = 0;
     for (const [t, { docs, tfs }] of lists) {
+      if (++done % (SLICE * 20) === 0) yield;
       this.postings.set(t, { docs: Int32Array.from(docs), tfs: Float32Array.from(tfs), idf: Math.log(1 + (n - docs.length + 0.5) / (docs.length + 0.5)) });
     }
+    yield;
     const at = (field: SearchField) => searchFields.indexOf(field);
     const part = (terms: string[]): Part => {
       const distinct = [...new Set(terms)];
@@ -237,6 +261,7 @@ export class SearchIndex {
       return { terms: distinct, idfs, total: idfs.reduce((a, b) => a + b, 0) };
     };
     this.producers = this.linkProducers();
+    yield;
     const inText = new Set<string>();
     const textFields = ["description", "paramText", "examples", "category", "provider"].map((f) => at(f as SearchField));
     const identifierFields = ["name", "params"].map((f) => at(f as SearchField));
@@ -244,12 +269,17 @@ export class SearchIndex {
     for (const doc of documents) {
       for (const f of identifierFields) for (const t of doc.fields[f]) if (t.length >= 3 && t.length <= 4 && ABBREVIATION.test(t) && !inText.has(t) && this.words.has(t)) this.abbreviations.add(t);
     }
-    this.parts = documents.map(({ fields, documentedParamTerms }) => ({
-      name: part(fields[at("name")]),
-      description: part(fields[at("description")]),
-      params: part([...documentedParamTerms, ...fields[at("paramText")], ...fields[at("examples")]]),
-    }));
+    for (let d = 0; d < documents.length; d++) {
+      if (d > 0 && d % SLICE === 0) yield;
+      const { fields, documentedParamTerms } = documents[d];
+      this.parts.push({
+        name: part(fields[at("name")]),
+        description: part(fields[at("description")]),
+        params: part([...documentedParamTerms, ...fields[at("paramText")], ...fields[at("examples")]]),
+      });
+    }
   }
+
 
   /**
    * For each tool, the tools whose name ends with one of its required inputs and adds at most

@@ -30,7 +30,7 @@ export async function searchTools(db: Db, input: SearchToolsInput): Promise<Sear
   const { request, lang } = input;
   const { version, available } = await readCatalogVersionAndCredits(db, input.accountId);
   const snapshot = await catalogSnapshot(db, version);
-  const ranked = rankTools(snapshot, request.query, request.limit, request.source);
+  const ranked = await rankTools(snapshot, request.query, request.limit, request.source);
   const found = ranked.map((r) => r.tool);
   const results = ranked.map(({ tool, match }) => (request.view === "routing" ? routingCard(tool, lang) : { ...capabilityResult(tool, lang), match: match() }));
   const elapsedMs = msSince(started);
@@ -130,8 +130,8 @@ export interface RankedTool {
  * The ranked tools for a query: an exact `tool_id` first, then tools whose name is exactly the
  * query, then the ranker's order. With `source`, only that catalog's tools, ranked by its own index.
  */
-export function rankTools(snapshot: CatalogSnapshot, query: string, limit: number, source?: string): RankedTool[] {
-  const pool = source === undefined ? { index: snapshot.index(), tools: snapshot.tools } : snapshot.sourceIndex(source);
+export async function rankTools(snapshot: CatalogSnapshot, query: string, limit: number, source?: string): Promise<RankedTool[]> {
+  const pool = source === undefined ? { index: await snapshot.index(), tools: snapshot.tools } : await snapshot.sourceIndex(source);
   if (!pool) return [];
   const inScope = (t: CatalogTool) => source === undefined || t.source === source;
   const exact: CatalogTool[] = [];
