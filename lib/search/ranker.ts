@@ -148,11 +148,6 @@ interface Part {
   total: number;
 }
 
-interface Posting {
-  docs: Int32Array;
-  tfs: Float32Array;
-  idf: number;
-}
 
 const ABBREVIATION = /^[a-z]+$/;
 const chineseWords = new Intl.Segmenter("zh", { granularity: "word" });
@@ -183,7 +178,17 @@ export interface MatchExplanation {
 
 export class SearchIndex {
   readonly size: number;
-  private readonly postings = new Map<string, Posting>();
+  /**
+   * Postings in one compact layout (a term's entries are `docs`/`tfs` from `offsets[id]` to
+   * `offsets[id + 1]`): a map entry and a few numbers a term instead of an object and two typed
+   * arrays, which is most of the index's memory with a large catalog (nearly every adjacent-term
+   * pair is a term of its own).
+   */
+  private readonly termIds = new Map<string, number>();
+  private offsets = new Int32Array(1);
+  private postingDocs = new Int32Array(0);
+  private postingTfs = new Float32Array(0);
+  private idfs = new Float64Array(0);
   /** Distinct terms (with their idf) of each document's name, description and parameters, for the coverage re-rank. */
   private readonly parts: { name: Part; description: Part; params: Part }[] = [];
   private readonly words = new Set<string>();
@@ -248,16 +253,31 @@ export class SearchIndex {
       }
     }
     const n = documents.length;
-    let done = 0;
+    let total = 0;
+    for (const { docs } of lists.values()) total += docs.length;
+    this.offsets = new Int32Array(lists.size + 1);
+    this.postingDocs = new Int32Array(total);
+    this.postingTfs = new Float32Array(total);
+    this.idfs = new Float64Array(lists.size);
+    let id = 0;
+    let offset = 0;
     for (const [t, { docs, tfs }] of lists) {
-      if (++done % (SLICE * 20) === 0) yield;
-      this.postings.set(t, { docs: Int32Array.from(docs), tfs: Float32Array.from(tfs), idf: Math.log(1 + (n - docs.length + 0.5) / (docs.length + 0.5)) });
+      if (id > 0 && id % (SLICE * 20) === 0) yield;
+      this.termIds.set(t, id);
+      this.offsets[id] = offset;
+      this.postingDocs.set(docs, offset);
+      this.postingTfs.set(tfs, offset);
+      this.idfs[id] = Math.log(1 + (n - docs.length + 0.5) / (docs.length + 0.5));
+      offset += docs.length;
+      id += 1;
     }
+    this.offsets[id] = offset;
+    lists.clear();
     yield;
     const at = (field: SearchField) => searchFields.indexOf(field);
     const part = (terms: string[]): Part => {
       const distinct = [...new Set(terms)];
-      const idfs = Float64Array.from(distinct, (t) => this.postings.get(t)?.idf ?? 0);
+      const idfs = Float64Array.from(distinct, (t) => this.idf(t));
       return { terms: distinct, idfs, total: idfs.reduce((a, b) => a + b, 0) };
     };
     this.producers = this.linkProducers();
@@ -332,7 +352,7 @@ export class SearchIndex {
         if (w > (terms.get(term) ?? 0)) terms.set(term, w);
       };
       for (const word of latinWords(query)) {
-        if (this.words.has(word) || this.postings.has(stem(word))) continue;
+        if (this.words.has(word) || this.termIds.has(stem(word))) continue;
         // A compound the catalog spells in two humps ("wifi" for WiFi, "youtube" for YouTube).
         const split = this.compoundSplit(word);
         if (split) {
@@ -409,6 +429,12 @@ export class SearchIndex {
     return { fields, expanded: [...expanded], ...(neededBy !== undefined && { needed_by: neededBy }) };
   }
 
+  /** A term's idf in this catalog, 0 for a term no tool has. */
+  private idf(term: string): number {
+    const id = this.termIds.get(term);
+    return id === undefined ? 0 : this.idfs[id];
+  }
+
   /** A catalog word for an index term (the shortest word that stems to it), the term itself when there is none. */
   private catalogWord(term: string): string {
     if (!this.wordsByStem) {
@@ -432,10 +458,10 @@ export class SearchIndex {
       const tokens = this.documents[r.index].fields.flat();
       if (tokens.length === 0) continue;
       const share = r.score / total / tokens.length;
-      for (const t of tokens) if (this.postings.has(t)) model.set(t, (model.get(t) ?? 0) + share);
+      for (const t of tokens) if (this.termIds.has(t)) model.set(t, (model.get(t) ?? 0) + share);
     }
     // Informative terms only: a word every tool has says nothing about this one.
-    const ranked = [...model].map(([t, p]) => [t, p * (this.postings.get(t)?.idf ?? 0)] as const).sort((a, b) => b[1] - a[1]).slice(0, prf.terms);
+    const ranked = [...model].map(([t, p]) => [t, p * this.idf(t)] as const).sort((a, b) => b[1] - a[1]).slice(0, prf.terms);
     const max = ranked[0]?.[1] ?? 0;
     if (max <= 0) return terms;
     const out = new Map<string, number>();
@@ -448,12 +474,13 @@ export class SearchIndex {
     const { k1 } = this.settings;
     const scores = new Float64Array(this.size);
     for (const [term, qw] of terms) {
-      const p = this.postings.get(term);
-      if (!p) continue;
-      const weight = qw * p.idf * (k1 + 1);
-      for (let i = 0; i < p.docs.length; i++) {
-        const tf = p.tfs[i];
-        scores[p.docs[i]] += (weight * tf) / (tf + k1);
+      const id = this.termIds.get(term);
+      if (id === undefined) continue;
+      const weight = qw * this.idfs[id] * (k1 + 1);
+      const { postingDocs: docs, postingTfs: tfs } = this;
+      for (let i = this.offsets[id], end = this.offsets[id + 1]; i < end; i++) {
+        const tf = tfs[i];
+        scores[docs[i]] += (weight * tf) / (tf + k1);
       }
     }
     const candidates = this.top(scores, Math.max(limit, this.settings.rerankDepth), accept);
