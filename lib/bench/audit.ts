@@ -10,12 +10,12 @@
 // kept account again without reloading).
 import { spawn, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
-import fs from "node:fs";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { sql } from "drizzle-orm";
+import { statusField } from "./harness";
 
 process.env.PUBLIC_URL ??= "http://tollgate.bench";
 process.env.LOG_LEVEL ??= "warn";
@@ -335,11 +335,6 @@ function vmHwm(pid: number): number {
   return statusField(pid, "VmHWM");
 }
 
-/** A /proc/<pid>/status field in KiB. */
-function statusField(pid: number, field: string): number {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) : 0;
-}
 
 const mb = (kib: number) => (kib / 1024).toFixed(0);
 

@@ -84,6 +84,12 @@ export async function startProductServer(
   };
 }
 
+/** A /proc/<pid>/status field in KiB (Linux; 0 when absent). */
+export function statusField(pid: number, field: string): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) : 0;
+}
+
 export async function waitFor(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

@@ -16,7 +16,7 @@ import { loadBenchSources, rankSource, readJsonl, sourceFigures, type BenchQuery
 import { fitSettings } from "../search/fit";
 import { baseRankerSettings, defaultRankerSettings } from "../search/ranker";
 import { ReferenceBm25, type ReferenceDoc } from "../search/reference-bm25";
-import { startProductServer } from "./harness";
+import { startProductServer, statusField } from "./harness";
 
 const CATALOG_DIR = path.resolve(process.env.CATALOG_DIR ?? path.join(process.cwd(), "../shared/catalog"));
 /** The contract's 120 searches per minute are per account: the bench spreads its requests over accounts. */
@@ -98,14 +98,9 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 
-/** Resident memory of a process in MB (Linux), NaN elsewhere. */
+/** Resident memory of a process in MB (Linux). */
 function rssMb(pid: number | undefined): number {
-  try {
-    const kb = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-    return kb ? Number(kb) / 1024 : Number.NaN;
-  } catch {
-    return Number.NaN;
-  }
+  return pid === undefined ? Number.NaN : statusField(pid, "VmRSS") / 1024;
 }
 
 /** A small seeded generator (mulberry32): the synthetic catalog is the same on every run. */

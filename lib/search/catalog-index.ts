@@ -8,7 +8,7 @@ import { eq, sql } from "drizzle-orm";
 import { catalogState, creditBalances, providers, tools } from "../db/schema";
 import type { Db } from "../db/types";
 import type { BillingRule, ToolLang, ToolParam } from "../catalog/manifest";
-import { SearchIndex, analyzeDocument, defaultRankerSettings, type AnalyzedDocument, type IndexDocument, type RankerSettings } from "./ranker";
+import { SearchIndex, analyzeDocument, type AnalyzedDocument, type IndexDocument } from "./ranker";
 
 interface LocalizedTexts {
   name?: string;
@@ -165,8 +165,7 @@ async function loadSnapshot(db: Db): Promise<CatalogSnapshot> {
   return buildSnapshot(version, list);
 }
 
-/** A snapshot of `list` (in catalog order); the bench builds one in process with other settings. */
-export async function buildSnapshot(version: number, list: CatalogTool[], settings: RankerSettings = defaultRankerSettings): Promise<CatalogSnapshot> {
+async function buildSnapshot(version: number, list: CatalogTool[]): Promise<CatalogSnapshot> {
   const byId = new Map(list.map((t) => [t.id, t]));
   const byName = new Map<string, CatalogTool[]>();
   for (const t of list) {
@@ -192,17 +191,14 @@ export async function buildSnapshot(version: number, list: CatalogTool[], settin
     tools: list,
     byId,
     byName,
-    index: () => (whole ??= SearchIndex.build(analyzed, settings)),
+    index: () => (whole ??= SearchIndex.build(analyzed)),
     sourceIndex(source) {
       let pending = perSource.get(source);
       if (!pending) {
         const positions = list.flatMap((t, i) => (t.source === source ? [i] : []));
         // Unknown sources are not remembered: a client could otherwise grow this map at will.
         if (positions.length === 0) return Promise.resolve(null);
-        pending = SearchIndex.build(
-          positions.map((i) => analyzed[i]),
-          settings,
-        ).then((index) => ({ index, tools: positions.map((i) => list[i]) }));
+        pending = SearchIndex.build(positions.map((i) => analyzed[i])).then((index) => ({ index, tools: positions.map((i) => list[i]) }));
         perSource.set(source, pending);
       }
       return pending;

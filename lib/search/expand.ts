@@ -72,7 +72,8 @@ function loadThesaurus(): Thesaurus {
   return { byEnglishTerm, byChinese, maxChinese };
 }
 
-function push<K, V>(map: Map<K, V[]>, key: K, value: V) {
+/** Appends `value` to the list under `key`, creating it. */
+export function push<K, V>(map: Map<K, V[]>, key: K, value: V) {
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);

@@ -1,7 +1,7 @@
 // The in-process ranking index: BM25F over the fields of a tool, a coverage re-rank of the best
 // candidates, query expansion (glossary, typo tolerance) and a bounded reliability boost. Pure
 // and synchronous: it knows nothing about the database (`catalog-index.ts` feeds it).
-import { analyzeQuery, defaultExpansionWeights, termPairs, type ExpansionWeights } from "./expand";
+import { analyzeQuery, defaultExpansionWeights, push, termPairs, type ExpansionWeights } from "./expand";
 import { FuzzyIndex } from "./fuzzy";
 import fitted from "./fitted-settings.json";
 import { containsChinese, latinWords, stem, tokenize } from "./tokenize";
@@ -148,14 +148,21 @@ interface Part {
   total: number;
 }
 
-
 const ABBREVIATION = /^[a-z]+$/;
 const chineseWords = new Intl.Segmenter("zh", { granularity: "word" });
 
-function push<K, V>(map: Map<K, V[]>, key: K, value: V) {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+/**
+ * The request's own terms, each with how the request wrote it: English words before stemming,
+ * Chinese as the segmenter's words; null for the index's character bigrams across word
+ * boundaries (度单 in 长度单位), which nobody wrote and an explanation leaves out.
+ */
+function ownWords(query: string): Map<string, string | null> {
+  const own = new Map<string, string | null>();
+  for (const word of query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    for (const term of tokenize(word)) if (!own.has(term)) own.set(term, containsChinese(term) ? null : word);
+  }
+  for (const { segment, isWordLike } of chineseWords.segment(query)) if (isWordLike && containsChinese(segment)) own.set(segment, segment);
+  return own;
 }
 
 export interface RankedDocument {
@@ -198,7 +205,7 @@ export class SearchIndex {
   /** Stem -> a catalog word with that stem, for showing expansions (built on the first explanation). */
   private wordsByStem: Map<string, string> | undefined;
   /** The last query `explain` analysed. */
-  private explained: { query: string; terms: Map<string, number> } | undefined;
+  private explained: { query: string; terms: Map<string, number>; own: Map<string, string | null> } | undefined;
   /** Per document: the documents producing each of its inputs (see `chain`). */
   private producers: Int32Array[] = [];
   /** Corrections already looked up: the same unknown words (names, places) recur across queries. */
@@ -300,7 +307,6 @@ export class SearchIndex {
     }
   }
 
-
   /**
    * For each tool, the tools whose name ends with one of its required inputs and adds at most
    * two words to it (a getter: `GetUserToken` for `token`). An input with more than three such
@@ -338,8 +344,9 @@ export class SearchIndex {
   /** Weighted terms of a query: its own, glossary expansions, and typo corrections of unknown English words. */
   queryTerms(query: string): Map<string, number> {
     const terms = analyzeQuery(query, this.settings.expansion);
+    const words = latinWords(query);
     if (this.settings.abbreviation > 0 && this.abbreviations.size > 0) {
-      for (const word of latinWords(query)) {
+      for (const word of words) {
         if (word.length < 5) continue;
         for (let len = 3; len <= 4 && len <= word.length - 2; len++) {
           const prefix = word.slice(0, len);
@@ -351,7 +358,7 @@ export class SearchIndex {
       const add = (term: string, w: number) => {
         if (w > (terms.get(term) ?? 0)) terms.set(term, w);
       };
-      for (const word of latinWords(query)) {
+      for (const word of words) {
         if (this.words.has(word) || this.termIds.has(stem(word))) continue;
         // A compound the catalog spells in two humps ("wifi" for WiFi, "youtube" for YouTube).
         const split = this.compoundSplit(word);
@@ -398,16 +405,8 @@ export class SearchIndex {
    */
   explain(query: string, index: number, neededBy?: string): MatchExplanation {
     // One search explains up to `limit` results of the same query: analyse it once.
-    if (this.explained?.query !== query) this.explained = { query, terms: this.queryTerms(query) };
-    const { terms } = this.explained;
-    // The request's own terms, shown as the request wrote them: English words before stemming,
-    // Chinese as the segmenter's words (the index's character bigrams across word boundaries,
-    // such as 度单 in 长度单位, are left out: nobody wrote them).
-    const own = new Map<string, string | null>();
-    for (const word of query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-      for (const term of tokenize(word)) if (!own.has(term)) own.set(term, containsChinese(term) ? null : word);
-    }
-    for (const { segment, isWordLike } of chineseWords.segment(query)) if (isWordLike && containsChinese(segment)) own.set(segment, segment);
+    if (this.explained?.query !== query) this.explained = { query, terms: this.queryTerms(query), own: ownWords(query) };
+    const { terms, own } = this.explained;
     const fields: MatchExplanation["fields"] = {};
     const expanded = new Set<string>();
     searchFields.forEach((field, f) => {
@@ -499,7 +498,6 @@ export class SearchIndex {
     if (this.settings.chain > 0) this.addProducers(candidates, accept);
     return candidates.slice(0, limit);
   }
-
 
   /** Lifts the producers of the best candidates' inputs to `chain` × the candidate's score (in place, re-sorted). */
   private addProducers(candidates: RankedDocument[], accept?: (index: number) => boolean) {
