@@ -23,6 +23,8 @@ const EnvSchema = z.object({
     .default("0"),
   SEED_DEMO: z.enum(["true", "false"]).default("true"),
   ALLOW_PRIVATE_UPSTREAMS: z.string().default(""),
+  /** Largest request body the API reads; a larger one answers 413 before it is parsed. */
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   RESULT_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 86400).default(3600),
   S3_BUCKET: z.string().optional(),
   S3_REGION: z.string().default("us-east-1"),

@@ -17,6 +17,8 @@ export interface NodeBindings {
 
 export interface ApiDeps {
   database: Database;
+  /** Largest request body accepted, in bytes (default `MAX_BODY_BYTES`); larger ones answer 413 unread. */
+  maxBodyBytes?: number;
 }
 
 /**

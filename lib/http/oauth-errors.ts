@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { ZodError } from "zod";
 import { OAuthError, oauthError, wireErrorCode } from "../oauth/errors";
 import type { ApiEnv } from "./context";
+import { isUnstorableIssue } from "./storable-input";
 
 const BASIC_CHALLENGE = 'Basic realm="tollgate", charset="UTF-8"';
 
@@ -60,9 +61,12 @@ export function requireFormEncoded(): MiddlewareHandler<ApiEnv> {
 /**
  * A request validation failure as an OAuth error: a missing or repeated parameter is a malformed
  * request (400 `invalid_request`, RFC 6749 section 5.2); a present value outside the contract's
- * bounds (lengths, counts, ranges) is 422.
+ * bounds (lengths, counts, ranges) is 422. A value that is not storable text (U+0000, an unpaired
+ * surrogate) is malformed: 400 `invalid_request`.
  */
 export function oauthValidationError(error: ZodError, raw: Record<string, unknown>, arrayFields: readonly string[] = []): OAuthError {
+  const unstorable = error.issues.find(isUnstorableIssue);
+  if (unstorable) return oauthError("invalid_request", `${unstorable.path.join(".") || "body"}: ${unstorable.message}`);
   const issues = error.issues.map((issue) => ({ field: String(issue.path[0] ?? ""), message: issue.message, path: issue.path.join(".") }));
   const missing = issues.find((i) => raw[i.field] === undefined || raw[i.field] === "");
   if (missing) return oauthError("invalid_request", `${missing.field || "a parameter"} is required`);

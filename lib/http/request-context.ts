@@ -3,6 +3,7 @@ import { logAccess } from "../log";
 import { newRequestId } from "../ids";
 import type { ApiDeps, NodeBindings, RequestBindings } from "./context";
 import { msSince } from "../timing";
+import { env as readEnv } from "../env";
 
 const REQUEST_ID = /^[\w.:-]{8,128}$/;
 
@@ -17,8 +18,12 @@ type Fetch = (req: Request, env: RequestBindings) => Response | Promise<Response
  *
  * Under the Node server the headers go onto Node's response before the handler runs; under Next's
  * route handler (`next dev`) they are added to the finished response.
+ *
+ * A body over `maxBodyBytes` answers 413 before anything reads it: by its Content-Length at once,
+ * and a body without one (chunked) is read up to the limit and no further.
  */
 export function withRequestContext(fetch: Fetch, deps: ApiDeps) {
+  const maxBodyBytes = deps.maxBodyBytes ?? readEnv().MAX_BODY_BYTES;
   return (req: Request, node?: NodeBindings): Response | Promise<Response> => {
     const started = performance.now();
     const incoming = node ? node.incoming.headers["x-request-id"] : req.headers.get("x-request-id");
@@ -32,9 +37,52 @@ export function withRequestContext(fetch: Fetch, deps: ApiDeps) {
       logAccess({ requestId, method: req.method, path: pathOf(req.url), status: res.status, ms: msSince(started), account: env.accountId });
       return node ? res : withHeaders(res, requestId);
     };
+    const headers = node?.incoming.headers;
+    const length = headers ? headers["content-length"] : req.headers.get("content-length");
+    if (length != null && length !== "" && !(Number(length) <= maxBodyBytes)) return log(tooLarge(maxBodyBytes));
+    const chunked = headers ? headers["transfer-encoding"] !== undefined : length == null && req.body !== null;
+    if (chunked) {
+      return readLimited(req, maxBodyBytes).then((buffered) => {
+        if (!buffered) return log(tooLarge(maxBodyBytes));
+        return Promise.resolve(fetch(buffered, env)).then(log);
+      });
+    }
     const res = fetch(req, env);
     return res instanceof Promise ? res.then(log) : log(res);
   };
+}
+
+function tooLarge(limit: number): Response {
+  const body = { status: "failure", status_code: 413, message: `Request body over the limit of ${limit} bytes` };
+  return new Response(JSON.stringify(body), { status: 413, headers: { "Content-Type": "application/json", Connection: "close" } });
+}
+
+/** The request with its body read into memory, or undefined once the body passes `limit` bytes. */
+async function readLimited(req: Request, limit: number): Promise<Request | undefined> {
+  if (!req.body) return req;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  const headers = new Headers(req.headers);
+  headers.delete("transfer-encoding");
+  headers.set("content-length", String(size));
+  return new Request(req.url, { method: req.method, headers, body, signal: req.signal });
 }
 
 function withHeaders(res: Response, requestId: string): Response {
