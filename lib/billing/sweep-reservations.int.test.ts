@@ -4,6 +4,7 @@ import { createTestDatabase } from "../testing/database";
 import { seedAccount } from "../testing/fixtures";
 import { importDemoCatalog } from "../testing/catalog";
 import { assertLedgerInvariants } from "../testing/invariants";
+import { verifyLedger } from "../audit/verify";
 import { creditBalances, delegationSpend, executions, usageEvents } from "../db/schema";
 import { reserveCall, settleReservedCall } from "../execution/settle";
 import { sweepExpiredReservations } from "./sweep-reservations";
@@ -39,7 +40,9 @@ describe("sweepExpiredReservations", () => {
     const a = await seedAccount(database.db, { credits: "10" });
     const id = await reserve(a.accountId, "3", -60_000);
     expect(Number((await balance(a.accountId)).reservedCredits)).toBe(3);
-    await assertLedgerInvariants(database.db, a.accountId);
+    // Before the sweep, audit verify names the reservation left behind (and nothing else).
+    const before = await verifyLedger(database.db, { accountId: a.accountId, graceSeconds: 30 });
+    expect(before.violations).toEqual([expect.objectContaining({ check: "no_reservation_left_behind", message: expect.stringContaining(id) })]);
 
     expect(await sweepExpiredReservations(database.db)).toBeGreaterThanOrEqual(1);
 

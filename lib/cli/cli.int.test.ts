@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { createTestDatabase, testDbKind } from "../testing/database";
 import { openDatabase } from "../db/open";
 import { migrateDatabase } from "../db/migrate";
@@ -81,6 +81,21 @@ describe(`admin CLI (${testDbKind()})`, () => {
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ balance_after: 15.25 });
     expect(r.json.ledger_entry_id).toMatch(/^led_/);
+  });
+
+  it("audit verify exits 0 on a sound account, and 1 listing the violation when its balance drifts from the ledger", async () => {
+    const clean = await cli(env, "audit", "verify", "--account", accountId);
+    expect(clean.code).toBe(0);
+    expect(clean.json).toMatchObject({ ok: true, accounts_checked: 1, violations: [] });
+    await database.db.execute(sql`UPDATE credit_balances SET reward_credits = reward_credits + 1 WHERE account_id = ${accountId}`);
+    try {
+      const broken = await cli(env, "audit", "verify", "--account", accountId);
+      expect(broken.code).toBe(1);
+      expect(broken.json).toMatchObject({ ok: false, violations: [{ account_id: accountId, check: "balance_equals_ledger" }] });
+    } finally {
+      await database.db.execute(sql`UPDATE credit_balances SET reward_credits = reward_credits - 1 WHERE account_id = ${accountId}`);
+    }
+    expect((await cli(env, "audit", "verify", "--grace-seconds", "x")).code).toBe(2);
   });
 
   it("keys create / list / revoke", async () => {

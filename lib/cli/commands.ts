@@ -12,6 +12,7 @@ import { loadManifestFile } from "../catalog/load";
 import { manifestFromMcpServer } from "../catalog/mcp-import";
 import { createOAuthClient } from "../oauth/create-client";
 import { userRoles, type UserRole } from "../db/schema";
+import { DEFAULT_GRACE_SECONDS, verifyLedger } from "../audit/verify";
 
 /** A usage error: the CLI prints it with the command's usage and exits 2. */
 export class UsageError extends Error {}
@@ -140,6 +141,15 @@ const commands: Record<string, CommandSpec> = {
         agentRuntime: v["agent-runtime"] === true,
         resourceServer: v["resource-server"] === true,
       }),
+  },
+  "audit verify": {
+    usage: `audit verify [--account ID] [--grace-seconds N (default ${DEFAULT_GRACE_SECONDS})]   (exit 1 when an invariant is broken)`,
+    options: { account: { type: "string" }, "grace-seconds": { type: "string" } },
+    run: (db, v) => {
+      const grace = optStr(v, "grace-seconds");
+      if (grace !== undefined && !/^\d+$/.test(grace)) throw new UsageError("--grace-seconds must be a non-negative integer");
+      return verifyLedger(db, { accountId: optStr(v, "account"), graceSeconds: grace === undefined ? undefined : Number(grace) });
+    },
   },
   "providers import": {
     usage: "providers import (--file F [--source S] | --mcp URL [--provider-id ID] [--name NAME] [--price CREDITS] [--allow-private-network] [--live-schema])",

@@ -38,6 +38,10 @@ async function execute(argv: string[], json: boolean): Promise<unknown> {
   }
 }
 
+function isFailedCheck(result: unknown): boolean {
+  return typeof result === "object" && result !== null && (result as { ok?: unknown }).ok === false;
+}
+
 async function main() {
   const raw = process.argv.slice(2);
   const json = raw.includes("--json");
@@ -48,6 +52,8 @@ async function main() {
   try {
     const result = await execute(absolutisePaths(raw), json);
     process.stdout.write(json ? `${JSON.stringify(result)}\n` : `${JSON.stringify(result, null, 2)}\n`);
+    // A check's report (`audit verify`) that found something fails the command.
+    if (isFailedCheck(result)) process.exitCode = 1;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);

@@ -1,0 +1,115 @@
+// audit verify finds each kind of broken money state: every check is shown failing on a database
+// damaged the way that check exists to catch (bypassing the product, as a bug or an operator would).
+import { beforeAll, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { createTestDatabase } from "../testing/database";
+import { startTestServer, type TestServer } from "../testing/server";
+import { bearer, seedAccount } from "../testing/fixtures";
+import { importDemoCatalog } from "../testing/catalog";
+import { rows } from "../db/row-sql";
+import type { Database } from "../db/types";
+import { verifyChecks, verifyLedger } from "./verify";
+
+let database: Database;
+let server: TestServer;
+
+const COMPOUND = "builtin.finance.compound_interest";
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await importDemoCatalog(database.db);
+  server = await startTestServer(database);
+});
+
+/** An account with one charged Call (1 credit of 10) through the real API. */
+async function chargedAccount(): Promise<{ accountId: string; executionId: string }> {
+  const seed = await seedAccount(database.db, { credits: "10" });
+  const res = await fetch(`${server.url}/api/v1/tools/execute`, {
+    method: "POST",
+    headers: { ...bearer(seed.apiKey), "Content-Type": "application/json" },
+    body: JSON.stringify({ tool_id: COMPOUND, parameters: { principal: 100, annual_rate_percent: 5, years: 2 } }),
+  });
+  const body = (await res.json()) as { execution_id: string; execution_outcome: { charge_outcome: string } };
+  expect(body.execution_outcome.charge_outcome).toBe("charged");
+  return { accountId: seed.accountId, executionId: body.execution_id };
+}
+
+/** Checks seen failing in this file: the last test wants every check among them. */
+const seen = new Set<string>();
+
+async function checksFailing(accountId: string): Promise<string[]> {
+  const failing = [...new Set((await verifyLedger(database.db, { accountId })).violations.map((v) => v.check))].sort();
+  for (const check of failing) seen.add(check);
+  return failing;
+}
+
+/** A ledger row appended by hand, chained after the account's last row unless `before` says otherwise. */
+async function appendLedgerRow(accountId: string, row: { entryType: string; amount: string; executionId?: string; before?: string; metadata?: object }) {
+  const last = rows<{ balance_after: string }>(
+    await database.db.execute(sql`SELECT balance_after FROM credits_ledger WHERE account_id = ${accountId} ORDER BY seq DESC LIMIT 1`),
+  )[0];
+  const before = row.before ?? last.balance_after;
+  await database.db.execute(sql`
+    INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, execution_id, balance_before, balance_after, ledger_metadata, description)
+    VALUES (${`led_test_${Math.random().toString(36).slice(2)}`}, ${accountId}, ${row.entryType}, ${row.amount}, 'test', ${row.executionId ?? null},
+            ${before}, ${before}::numeric + ${row.amount}::numeric, ${JSON.stringify(row.metadata ?? { credit_kind: "bonus" })}::jsonb, 'by hand')`);
+  await database.db.execute(sql`UPDATE credit_balances SET bonus_credits = bonus_credits + ${row.amount}::numeric WHERE account_id = ${accountId}`);
+}
+
+describe("audit verify", () => {
+  it("is clean after real Calls, for one account and for all", async () => {
+    const { accountId } = await chargedAccount();
+    const one = await verifyLedger(database.db, { accountId });
+    expect(one).toMatchObject({ ok: true, accounts_checked: 1, violations: [], truncated: [] });
+    const all = await verifyLedger(database.db);
+    expect(all.ok, JSON.stringify(all.violations)).toBe(true);
+    expect(all.accounts_checked).toBeGreaterThanOrEqual(1);
+  });
+
+  it("a balance that drifted from its ledger", async () => {
+    const { accountId } = await chargedAccount();
+    await database.db.execute(sql`UPDATE credit_balances SET paid_credits = paid_credits + 1 WHERE account_id = ${accountId}`);
+    expect(await checksFailing(accountId)).toEqual(["balance_equals_ledger"]);
+    const report = await verifyLedger(database.db, { accountId });
+    expect(report.ok).toBe(false);
+    expect(report.violations).toEqual([{ account_id: accountId, check: "balance_equals_ledger", message: expect.stringMatching(/^balance 10\.0+ \(paid 1\.0+, .* but the ledger sums to 9\.0+ \(paid 0/) }]);
+  });
+
+  it("a broken balance chain, and a row that names no credit kind", async () => {
+    const { accountId } = await chargedAccount();
+    await appendLedgerRow(accountId, { entryType: "grant_payment_recharge", amount: "2", before: "100" });
+    expect(await checksFailing(accountId)).toEqual(["ledger_chain"]);
+    const other = await chargedAccount();
+    await appendLedgerRow(other.accountId, { entryType: "grant_payment_recharge", amount: "2", metadata: {} });
+    expect(await checksFailing(other.accountId)).toEqual(["balance_equals_ledger", "ledger_row_kind"]);
+  });
+
+  it("an execution charged twice", async () => {
+    const { accountId, executionId } = await chargedAccount();
+    await appendLedgerRow(accountId, { entryType: "consume_bonus", amount: "-1", executionId });
+    expect(await checksFailing(accountId)).toEqual(["consume_row_has_one_event", "one_consume_row_per_execution"]);
+  });
+
+  it("a charged event without its ledger row, and an outcome that does not follow from the amount", async () => {
+    const { accountId, executionId } = await chargedAccount();
+    await database.db.execute(sql`UPDATE usage_events SET credits_ledger_entry_id = NULL WHERE execution_id = ${executionId}`);
+    expect(await checksFailing(accountId)).toEqual(["charged_event_has_its_row", "consume_row_has_one_event"]);
+    const other = await chargedAccount();
+    await database.db.execute(sql`UPDATE usage_events SET charge_outcome = 'included' WHERE execution_id = ${other.executionId}`);
+    expect(await checksFailing(other.accountId)).toEqual(["charge_outcome", "uncharged_event_has_no_row"]);
+  });
+
+  it("a reservation left behind, and reserved credits nothing holds", async () => {
+    const { accountId, executionId } = await chargedAccount();
+    await database.db.execute(sql`UPDATE executions SET status = 'reserved', reserved_credits = 2, reservation_expires_at = now() - interval '10 minutes' WHERE id = ${executionId}`);
+    expect(await checksFailing(accountId)).toEqual(["no_reservation_left_behind", "reserved_equals_live_reservations"]);
+    await database.db.execute(sql`UPDATE credit_balances SET reserved_credits = 2 WHERE account_id = ${accountId}`);
+    expect(await checksFailing(accountId)).toEqual(["no_reservation_left_behind"]);
+    // Within the grace period (the sweeper has not had its turn yet) it is not counted.
+    expect((await verifyLedger(database.db, { accountId, graceSeconds: 3600 })).ok).toBe(true);
+  });
+
+  it("every check was shown failing above", () => {
+    expect([...seen].sort()).toEqual([...verifyChecks].sort());
+  });
+});

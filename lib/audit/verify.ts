@@ -1,0 +1,179 @@
+// `audit verify`: the money path's invariants (../shared/DESIGN-NOTES.md), checked against the
+// database itself, for one account or all of them. Each check is one SQL statement that returns
+// the rows breaking it, so it runs on any database size (aggregates and index lookups, nothing
+// loaded into memory but the violations). Every concurrency and fault test ends by running it.
+// Balances below zero are not a check here: the credit_balances CHECK constraints refuse them.
+import { sql, type SQL } from "drizzle-orm";
+import type { Db } from "../db/types";
+import { rows } from "../db/row-sql";
+
+export interface Violation {
+  account_id: string;
+  check: string;
+  message: string;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  accounts_checked: number;
+  checked_at: string;
+  /** At most `limit` per check; `truncated` says where more were found. */
+  violations: Violation[];
+  truncated: string[];
+}
+
+export interface VerifyOptions {
+  accountId?: string;
+  /** A reservation this long past its expiry counts as left behind (the sweeper runs every 15 s). */
+  graceSeconds?: number;
+  now?: Date;
+  /** Violations reported per check. */
+  limit?: number;
+}
+
+export const DEFAULT_GRACE_SECONDS = 60;
+
+const CHARGED = sql`('charged', 'failed_charged_review')`;
+
+/** The account filter, on a table alias when the statement joins. */
+type Scope = (alias?: string) => SQL;
+
+interface Check {
+  name: string;
+  query: (account: Scope, opts: Required<Omit<VerifyOptions, "accountId">>) => SQL;
+  message: (row: Record<string, string | null>) => string;
+}
+
+/** Per account: the ledger summed in total and per credit kind (a row names its kind or its split). */
+const ledgerSums = (account: Scope) => sql`
+  SELECT account_id,
+         sum(amount_credits) AS total,
+         ${sql.join(
+           (["paid", "bonus", "reward"] as const).map(
+             (k) => sql`sum(CASE WHEN ledger_metadata ? 'credit_kind'
+                                 THEN CASE WHEN ledger_metadata->>'credit_kind' = ${k} THEN amount_credits ELSE 0 END
+                                 ELSE -coalesce((ledger_metadata->'credit_split'->>${k})::numeric, 0) END) AS ${sql.raw(k)}`,
+           ),
+           sql`, `,
+         )}
+    FROM credits_ledger WHERE ${account()} GROUP BY account_id`;
+
+const checks: Check[] = [
+  {
+    name: "balance_equals_ledger",
+    query: (account) => sql`
+      SELECT b.account_id, b.paid_credits + b.bonus_credits + b.reward_credits AS balance, coalesce(l.total, 0) AS ledger,
+             b.paid_credits AS paid, coalesce(l.paid, 0) AS ledger_paid, b.bonus_credits AS bonus, coalesce(l.bonus, 0) AS ledger_bonus,
+             b.reward_credits AS reward, coalesce(l.reward, 0) AS ledger_reward
+        FROM credit_balances b LEFT JOIN (${ledgerSums(account)}) l USING (account_id)
+       WHERE ${account("b")}
+         AND (b.paid_credits + b.bonus_credits + b.reward_credits <> coalesce(l.total, 0)
+              OR b.paid_credits <> coalesce(l.paid, 0) OR b.bonus_credits <> coalesce(l.bonus, 0) OR b.reward_credits <> coalesce(l.reward, 0))`,
+    message: (r) =>
+      `balance ${r.balance} (paid ${r.paid}, bonus ${r.bonus}, reward ${r.reward}) but the ledger sums to ${r.ledger} ` +
+      `(paid ${r.ledger_paid}, bonus ${r.ledger_bonus}, reward ${r.ledger_reward})`,
+  },
+  {
+    name: "ledger_row_kind",
+    query: (account) => sql`
+      SELECT account_id, id FROM credits_ledger
+       WHERE ${account()} AND NOT (ledger_metadata ? 'credit_kind') AND NOT (ledger_metadata ? 'credit_split')`,
+    message: (r) => `ledger row ${r.id} records neither its credit kind nor the kinds it drew on`,
+  },
+  {
+    name: "ledger_chain",
+    query: (account) => sql`
+      SELECT account_id, id, balance_before, balance_after, amount_credits, prev_after FROM (
+        SELECT account_id, id, balance_before, balance_after, amount_credits,
+               coalesce(lag(balance_after) OVER (PARTITION BY account_id ORDER BY seq), 0) AS prev_after
+          FROM credits_ledger WHERE ${account()}) chained
+       WHERE balance_after <> balance_before + amount_credits OR balance_before <> prev_after`,
+    message: (r) =>
+      `ledger row ${r.id}: balance_before ${r.balance_before}, amount ${r.amount_credits}, balance_after ${r.balance_after}; the previous row ended at ${r.prev_after}`,
+  },
+  {
+    name: "charged_event_has_its_row",
+    query: (account) => sql`
+      SELECT e.account_id, e.id, e.charge_outcome, e.execution_id, e.actual_amount_credits, l.id AS ledger_id, l.execution_id AS ledger_execution, l.amount_credits
+        FROM usage_events e LEFT JOIN credits_ledger l ON l.id = e.credits_ledger_entry_id
+       WHERE ${account("e")} AND e.charge_outcome IN ${CHARGED}
+         AND (l.id IS NULL OR l.execution_id IS DISTINCT FROM e.execution_id OR l.amount_credits <> -e.actual_amount_credits)`,
+    message: (r) =>
+      r.ledger_id === null
+        ? `${r.charge_outcome} usage event ${r.id} (execution ${r.execution_id}) has no ledger row`
+        : `${r.charge_outcome} usage event ${r.id} (execution ${r.execution_id}, ${r.actual_amount_credits} credits) links ledger row ${r.ledger_id} (execution ${r.ledger_execution}, amount ${r.amount_credits})`,
+  },
+  {
+    name: "uncharged_event_has_no_row",
+    query: (account) => sql`
+      SELECT e.account_id, e.id, e.charge_outcome, e.execution_id, l.id AS ledger_id
+        FROM usage_events e JOIN credits_ledger l ON l.id = e.credits_ledger_entry_id OR (e.execution_id IS NOT NULL AND l.execution_id = e.execution_id)
+       WHERE ${account("e")} AND e.charge_outcome NOT IN ${CHARGED}`,
+    message: (r) => `${r.charge_outcome} usage event ${r.id} (execution ${r.execution_id}) has ledger row ${r.ledger_id}`,
+  },
+  {
+    name: "consume_row_has_one_event",
+    query: (account) => sql`
+      SELECT l.account_id, l.id, l.execution_id, count(e.id) AS events
+        FROM credits_ledger l LEFT JOIN usage_events e ON e.credits_ledger_entry_id = l.id
+       WHERE ${account("l")} AND l.entry_type LIKE 'consume\\_%'
+       GROUP BY l.account_id, l.id, l.execution_id HAVING count(e.id) <> 1`,
+    message: (r) => `consume row ${r.id} (execution ${r.execution_id}) is linked by ${r.events} usage events`,
+  },
+  {
+    name: "one_consume_row_per_execution",
+    query: (account) => sql`
+      SELECT account_id, execution_id, count(*) AS ledger_rows FROM credits_ledger
+       WHERE ${account()} AND execution_id IS NOT NULL AND entry_type LIKE 'consume\\_%'
+       GROUP BY account_id, execution_id HAVING count(*) > 1`,
+    message: (r) => `execution ${r.execution_id} was charged ${r.ledger_rows} times`,
+  },
+  {
+    // Contract section 3 (lib/billing/charge-outcome.ts), restated here to check what was stored.
+    name: "charge_outcome",
+    query: (account) => sql`
+      SELECT account_id, id, charge_outcome, billable_success, settled_amount_credits, actual_amount_credits FROM usage_events
+       WHERE ${account()}
+         AND (charge_outcome IS DISTINCT FROM CASE WHEN billable_success
+                   THEN CASE WHEN settled_amount_credits > 0 THEN 'charged' ELSE 'included' END
+                   ELSE CASE WHEN settled_amount_credits > 0 THEN 'failed_charged_review' ELSE 'failed_not_charged' END END
+              OR actual_amount_credits <> settled_amount_credits)`,
+    message: (r) =>
+      `usage event ${r.id}: charge_outcome ${r.charge_outcome} with success ${r.billable_success}, settled ${r.settled_amount_credits}, actual ${r.actual_amount_credits}`,
+  },
+  {
+    name: "reserved_equals_live_reservations",
+    query: (account) => sql`
+      SELECT b.account_id, b.reserved_credits, coalesce(x.held, 0) AS held
+        FROM credit_balances b
+        LEFT JOIN (SELECT account_id, sum(reserved_credits) AS held FROM executions WHERE status = 'reserved' AND ${account()} GROUP BY account_id) x USING (account_id)
+       WHERE ${account("b")} AND b.reserved_credits <> coalesce(x.held, 0)`,
+    message: (r) => `reserved_credits ${r.reserved_credits} but reserved executions hold ${r.held}`,
+  },
+  {
+    name: "no_reservation_left_behind",
+    query: (account, o) => sql`
+      SELECT account_id, id, reserved_credits, reservation_expires_at FROM executions
+       WHERE ${account()} AND status = 'reserved'
+         AND reservation_expires_at < ${new Date(o.now.getTime() - o.graceSeconds * 1000).toISOString()}::timestamptz`,
+    message: (r) => `execution ${r.id} still holds ${r.reserved_credits} credits; its reservation expired at ${new Date(r.reservation_expires_at as string).toISOString()}`,
+  },
+];
+
+export const verifyChecks = checks.map((c) => c.name);
+
+/** Runs every check; `ok` when none found a violation. */
+export async function verifyLedger(db: Db, options: VerifyOptions = {}): Promise<VerifyReport> {
+  const opts = { graceSeconds: options.graceSeconds ?? DEFAULT_GRACE_SECONDS, now: options.now ?? new Date(), limit: options.limit ?? 100 };
+  const accountId = options.accountId;
+  const account: Scope = (alias) => (accountId === undefined ? sql`true` : sql`${sql.raw(alias ? `${alias}.` : "")}account_id = ${accountId}`);
+  const violations: Violation[] = [];
+  const truncated: string[] = [];
+  for (const check of checks) {
+    const found = rows<Record<string, string | null>>(await db.execute(sql`${check.query(account, opts)} LIMIT ${opts.limit + 1}`));
+    if (found.length > opts.limit) truncated.push(check.name);
+    for (const row of found.slice(0, opts.limit)) violations.push({ account_id: row.account_id ?? "", check: check.name, message: check.message(row) });
+  }
+  const counted = rows<{ n: string }>(await db.execute(sql`SELECT count(*) AS n FROM credit_balances WHERE ${account()}`))[0];
+  return { ok: violations.length === 0, accounts_checked: Number(counted.n), checked_at: opts.now.toISOString(), violations, truncated };
+}
