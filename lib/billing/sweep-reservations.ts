@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
+import { deleteExpiredResults } from "../execution/result-store";
 
 /**
  * Releases reservations whose Call never settled (the process died between reserve and settle,
@@ -66,10 +67,11 @@ export async function sweepExpiredReservations(db: Db, batchSize = 100): Promise
   return rows<{ released: number }>(result)[0]?.released ?? 0;
 }
 
-/** Runs the sweeper periodically; returns a function that stops it. */
+/** Runs the sweeper periodically (expired reservations, then expired stored results); returns a function that stops it. */
 export function startReservationSweeper(db: Db, intervalMs = 15_000, onError?: (err: Error) => void): () => void {
   const timer = setInterval(() => {
     sweepExpiredReservations(db).catch((err: Error) => onError?.(err));
+    deleteExpiredResults(db).catch((err: Error) => onError?.(err));
   }, intervalMs);
   timer.unref();
   return () => clearInterval(timer);

@@ -1,16 +1,17 @@
 import crypto from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
+import { eq, inArray, lt, sql } from "drizzle-orm";
 import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import type { Db } from "../db/types";
-import { dataDir, env, publicUrl } from "../env";
+import { storedResults } from "../db/schema";
+import { env, publicUrl } from "../env";
 import { getOrCreateSecret } from "../auth/app-secret";
 
 /**
- * Where the full content of a truncated result goes. By default a local directory served by
- * `GET /api/v1/results/{id}` behind an HMAC-signed, expiring URL; with S3_BUCKET an S3-compatible
- * bucket and a presigned GET URL. Either way the client uses the URL as is.
+ * Where the full content of a truncated result goes. By default the database (`stored_results`),
+ * served by `GET /api/v1/results/{id}` behind an HMAC-signed, expiring URL: any instance serves a
+ * URL another issued. With S3_BUCKET an S3-compatible bucket and a presigned GET URL. Either way
+ * the client uses the URL as is.
  */
 export interface StoredResult {
   url: string;
@@ -25,10 +26,6 @@ function urlSecret(db: Db): Promise<string> {
     secrets.set(db, s);
   }
   return s;
-}
-
-function resultsDir(): string {
-  return path.join(dataDir(), "results");
 }
 
 const ID = /^exe_[0-9a-z]{26}$/;
@@ -54,14 +51,16 @@ export async function storeFullResult(db: Db, executionId: string, content: stri
     const url = await getSignedUrl(s3Client(), new GetObjectCommand({ Bucket: e.S3_BUCKET, Key: key }), { expiresIn: ttl });
     return { url, expiresAt };
   }
-  fs.mkdirSync(resultsDir(), { recursive: true });
-  await fs.promises.writeFile(path.join(resultsDir(), `${executionId}.json`), content);
+  await db
+    .insert(storedResults)
+    .values({ executionId, content, expiresAt })
+    .onConflictDoUpdate({ target: storedResults.executionId, set: { content, expiresAt } });
   const expires = Math.floor(expiresAt.getTime() / 1000);
   const sig = sign(await urlSecret(db), executionId, expires);
   return { url: `${publicUrl()}/api/v1/results/${executionId}?expires=${expires}&sig=${sig}`, expiresAt };
 }
 
-export type ResultAccess = { ok: true; file: string } | { ok: false; reason: "invalid_signature" | "expired" | "not_found" };
+export type ResultAccess = { ok: true; content: string } | { ok: false; reason: "invalid_signature" | "expired" | "not_found" };
 
 /** Checks a local signed URL: constant-time signature comparison, then expiry, then existence. */
 export async function openStoredResult(db: Db, id: string, expires: string, sig: string): Promise<ResultAccess> {
@@ -71,6 +70,13 @@ export async function openStoredResult(db: Db, id: string, expires: string, sig:
   const given = Buffer.from(sig);
   if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return { ok: false, reason: "invalid_signature" };
   if (exp * 1000 < Date.now()) return { ok: false, reason: "expired" };
-  const file = path.join(resultsDir(), `${id}.json`);
-  return fs.existsSync(file) ? { ok: true, file } : { ok: false, reason: "not_found" };
+  const [row] = await db.select({ content: storedResults.content }).from(storedResults).where(eq(storedResults.executionId, id));
+  return row ? { ok: true, content: row.content } : { ok: false, reason: "not_found" };
+}
+
+/** Deletes stored results whose URLs have expired (a batch at a time); returns how many went. */
+export async function deleteExpiredResults(db: Db, batchSize = 500): Promise<number> {
+  const expired = db.select({ id: storedResults.executionId }).from(storedResults).where(lt(storedResults.expiresAt, sql`now()`)).limit(batchSize);
+  const deleted = await db.delete(storedResults).where(inArray(storedResults.executionId, expired)).returning({ id: storedResults.executionId });
+  return deleted.length;
 }

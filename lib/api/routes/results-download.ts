@@ -1,6 +1,4 @@
 // GET /api/v1/results/{execution_id} — full content of a truncated result (signed, expiring URL)
-import { createReadStream } from "node:fs";
-import { Readable } from "node:stream";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
 import { publicApiError } from "../../http/responses";
@@ -34,7 +32,6 @@ export function registerResultsDownload(app: ApiApp) {
       if (access.reason === "not_found") return publicApiError(c, 404, "The result content is no longer stored");
       return publicApiError(c, 403, access.reason === "expired" ? "This download URL has expired" : "Invalid download URL signature");
     }
-    const stream = Readable.toWeb(createReadStream(access.file)) as ReadableStream;
-    return c.body(stream, 200, { "Content-Type": "application/json", "Cache-Control": "private, no-store" }) as never;
+    return c.body(access.content, 200, { "Content-Type": "application/json", "Cache-Control": "private, no-store" }) as never;
   });
 }

@@ -10,7 +10,8 @@ import { bearer, seedAccount } from "../../testing/fixtures";
 import { importDemoCatalog, importManifest } from "../../testing/catalog";
 import { closedPort, fakeTool, fakeUpstreamManifest, startFakeUpstream, type FakeUpstream } from "../../testing/fake-upstream";
 import { assertLedgerInvariants } from "../../testing/invariants";
-import { appSecrets, creditBalances, creditsLedger, executions, usageEvents } from "../../db/schema";
+import { appSecrets, creditBalances, creditsLedger, executions, storedResults, usageEvents } from "../../db/schema";
+import { deleteExpiredResults } from "../../execution/result-store";
 import { rows } from "../../db/row-sql";
 import { sweepExpiredReservations } from "../../billing/sweep-reservations";
 import type { Database } from "../../db/types";
@@ -473,6 +474,34 @@ describe("Call: truncation and the signed result URL", () => {
     const later = new URL(onTestServer(truncated.full_content_file_url));
     later.searchParams.set("expires", String(Number(later.searchParams.get("expires")) + 3600));
     expect((await fetch(later)).status).toBe(403);
+  });
+
+  it("the content is in the database: another server on the same database serves the URL", async () => {
+    const [row] = await database.db.select().from(storedResults).where(eq(storedResults.executionId, executionId));
+    expect(JSON.parse(row.content)).toEqual(full);
+    const other = await startTestServer(database);
+    try {
+      const url = new URL(truncated.full_content_file_url);
+      const res = await fetch(`${other.url}${url.pathname}${url.search}`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual(full);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("expired content is deleted by the sweeper's pass and then answers 404 to a valid signature", async () => {
+    const a = await account();
+    const { body } = await call(a.apiKey, { tool_id: tool("big"), parameters: { n: 50 }, max_response_size: 100 });
+    const id = body.execution_id as string;
+    await database.db.update(storedResults).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(storedResults.executionId, id));
+    expect(await deleteExpiredResults(database.db)).toBeGreaterThanOrEqual(1);
+    expect(await database.db.select().from(storedResults).where(eq(storedResults.executionId, id))).toEqual([]);
+    // Content still in its URL's lifetime is kept.
+    expect(await database.db.select({ id: storedResults.executionId }).from(storedResults).where(eq(storedResults.executionId, executionId))).toHaveLength(1);
+    const res = await fetch(onTestServer(body.result.full_content_file_url));
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ status: "failure", status_code: 404 });
   });
 
   it("an expired URL is refused (403) even with a valid signature", async () => {

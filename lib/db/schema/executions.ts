@@ -61,3 +61,19 @@ export const delegationSpend = pgTable("delegation_spend", {
   expiresAt: tsz("expires_at").notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * The full content of a truncated or summarised Call result, behind its signed URL. In the
+ * database (not a local disk), so every instance serves a URL any instance issued; removed by
+ * the sweeper once expired.
+ */
+export const storedResults = pgTable(
+  "stored_results",
+  {
+    executionId: text("execution_id").primaryKey(),
+    content: text("content").notNull(),
+    expiresAt: tsz("expires_at").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("stored_results_expiry_idx").on(t.expiresAt)],
+);
