@@ -8,10 +8,14 @@ export interface RunningServer {
   baseUrl: string;
   /** The server's DATA_DIR: its admin channel (`admin.sock`) lets specs seed their own accounts. */
   dataDir: string;
+  port: number;
+  /** Stops it gracefully (SIGTERM, SIGKILL after 10 s) and removes its DATA_DIR. */
   stop(): Promise<void>;
+  /** Kills it at once (no graceful shutdown: a crash), keeping its DATA_DIR. */
+  kill(): Promise<void>;
 }
 
-function freeLoopbackPort(): Promise<number> {
+export function freeLoopbackPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
     probe.once("error", reject);
@@ -45,9 +49,11 @@ function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
 /**
  * Starts `node dist/server.mjs` as `npm start` would, on a free loopback port with a fresh
  * embedded database in a temporary DATA_DIR, and resolves once `GET /api/v1/meta` answers 200.
+ * `env` adds to or overrides its environment (e.g. DATABASE_URL and REDIS_URL for an instance of
+ * a cluster, PUBLIC_URL for one behind a load balancer).
  */
-export async function startServer(root: string, options: { logFile: string; timeoutMs?: number }): Promise<RunningServer> {
-  const port = await freeLoopbackPort();
+export async function startServer(root: string, options: { logFile: string; timeoutMs?: number; env?: Record<string, string>; port?: number }): Promise<RunningServer> {
+  const port = options.port ?? (await freeLoopbackPort());
   const baseUrl = `http://127.0.0.1:${port}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-e2e-"));
   const log = fs.openSync(options.logFile, "w");
@@ -63,10 +69,18 @@ export async function startServer(root: string, options: { logFile: string; time
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
   };
   // e2e always runs on the embedded database, and lets the server derive its own URLs and secrets.
-  for (const name of ["DATABASE_URL", "TEST_DATABASE_URL", "NEXTAUTH_URL", "NEXTAUTH_SECRET", "AUTH_SECRET"]) delete env[name];
+  for (const name of ["DATABASE_URL", "TEST_DATABASE_URL", "NEXTAUTH_URL", "NEXTAUTH_SECRET", "AUTH_SECRET", "REDIS_URL"]) delete env[name];
+  Object.assign(env, options.env);
 
   const child = spawn(process.execPath, [path.join(root, "dist/server.mjs")], { cwd: root, env, stdio: ["ignore", log, log] });
 
+  let closed = false;
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGKILL");
+      await waitForExit(child, 5_000);
+    }
+  };
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill("SIGTERM");
@@ -75,7 +89,8 @@ export async function startServer(root: string, options: { logFile: string; time
         await waitForExit(child, 5_000);
       }
     }
-    fs.closeSync(log);
+    if (!closed) fs.closeSync(log);
+    closed = true;
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
 
@@ -87,7 +102,7 @@ export async function startServer(root: string, options: { logFile: string; time
     }
     try {
       const res = await fetch(`${baseUrl}/api/v1/meta`, { signal: AbortSignal.timeout(2_000) });
-      if (res.status === 200) return { baseUrl, dataDir, stop };
+      if (res.status === 200) return { baseUrl, dataDir, port, stop, kill };
     } catch {
       // not listening yet
     }

@@ -6,6 +6,7 @@ import { withRequestContext } from "../http/request-context";
 import { API_VERSION } from "../version";
 import { createRouter } from "./create-router";
 import { registerMeta } from "./routes/meta";
+import { registerHealth } from "./routes/health";
 import { registerAuthCredits } from "./routes/auth-credits";
 import { registerCredits } from "./routes/credits";
 import { registerVerifyToken } from "./routes/verify-token";
@@ -43,6 +44,7 @@ import { registerOpenApiYaml } from "./routes/openapi-yaml";
 /** Every operation of the public API, in one list: the OpenAPI description is generated from it. */
 const operations: ((app: ApiApp) => void)[] = [
   registerMeta,
+  registerHealth,
   registerAuthCredits,
   registerCredits,
   registerVerifyToken,

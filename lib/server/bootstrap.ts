@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { env, dataDir, publicUrl } from "../env";
 import { getDatabase } from "../db";
 import type { Database } from "../db/types";
@@ -32,8 +33,13 @@ export function bootstrap(): Promise<Bootstrapped> {
     // next-auth reads these before its first request; generated secrets live in the database.
     process.env.NEXTAUTH_SECRET ??= await getAuthSecret(db);
     process.env.NEXTAUTH_URL ??= publicUrl();
-    await syncDemoCatalog(db);
-    const seed = e.SEED_DEMO === "true" ? await seedDemoIfEmpty(db, dataDir()) : { created: false };
+    // Instances starting together on one database take turns (a transaction-scoped advisory
+    // lock): otherwise each would find no account and seed its own demo account.
+    const seed = await db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(7201301)`);
+      await syncDemoCatalog(tx);
+      return e.SEED_DEMO === "true" ? seedDemoIfEmpty(tx, dataDir()) : { created: false as const };
+    });
     const closeAdmin = database.kind === "pglite" ? await startAdminChannel(db, dataDir()) : undefined;
     const stopSweeper = startReservationSweeper(db, 15_000, (err) => logger.error({ err: err.message }, "reservation sweeper failed"));
     const stopStatsRefresher = startToolStatsRefresher(db, (err) => logger.error({ err: err.message }, "tool stats refresh failed"));
