@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { freeLoopbackPort } from "./server";
 
@@ -92,4 +93,66 @@ export async function startRedis(port?: number): Promise<Child> {
     "redis-server",
   );
   return { url, port: p, stop: () => stopChild(child) };
+}
+
+export interface PrivatePostgres {
+  url: string;
+  port: number;
+  /** Stops the server: `immediate` is a crash (no checkpoint), `fast` a clean shutdown. */
+  stop(mode?: "fast" | "immediate"): void;
+  start(): void;
+  /** Stops it and removes its data directory. */
+  destroy(): void;
+}
+
+function postgresBin(): string {
+  const versions = fs.existsSync("/usr/lib/postgresql") ? fs.readdirSync("/usr/lib/postgresql").sort((a, b) => Number(b) - Number(a)) : [];
+  for (const v of versions) if (fs.existsSync(`/usr/lib/postgresql/${v}/bin/initdb`)) return `/usr/lib/postgresql/${v}/bin`;
+  throw new Error("initdb not found under /usr/lib/postgresql/*/bin");
+}
+
+/** Whether this machine can run a private PostgreSQL cluster (initdb, pg_ctl). */
+export function canRunPrivatePostgres(): boolean {
+  try {
+    postgresBin();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A PostgreSQL cluster of the test's own (`initdb` in a temporary directory, its own port), so a
+ * test can stop and restart it — never the shared server. PostgreSQL refuses to run as root: as
+ * root, the cluster belongs to the `postgres` user.
+ */
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const bin = postgresBin();
+  const port = await freeLoopbackPort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-pg-"));
+  const asRoot = process.getuid?.() === 0;
+  const run = (cmd: string, args: string[]) => {
+    const result = asRoot ? spawnSync("runuser", ["-u", "postgres", "--", cmd, ...args], { encoding: "utf8" }) : spawnSync(cmd, args, { encoding: "utf8" });
+    if (result.status !== 0) throw new Error(`${path.basename(cmd)} ${args.join(" ")} failed: ${result.stderr || result.stdout}`);
+  };
+  if (asRoot) spawnSync("chown", ["postgres", dir]);
+  run(`${bin}/initdb`, ["-D", `${dir}/data`, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"]);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`;
+  const start = () => run(`${bin}/pg_ctl`, ["-D", `${dir}/data`, "-o", options, "-l", `${dir}/server.log`, "-w", "-t", "30", "start"]);
+  const stop = (mode: "fast" | "immediate" = "fast") => run(`${bin}/pg_ctl`, ["-D", `${dir}/data`, "-m", mode, "-w", "-t", "30", "stop"]);
+  start();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    stop,
+    start,
+    destroy: () => {
+      try {
+        stop("immediate");
+      } catch {
+        // already stopped
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -25,6 +25,10 @@ const EnvSchema = z.object({
   ALLOW_PRIVATE_UPSTREAMS: z.string().default(""),
   /** Largest request body the API reads; a larger one answers 413 before it is parsed. */
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** A reservation lives its tool's timeout plus this; one still held later is a crashed Call's, released by the sweeper. */
+  RESERVATION_MARGIN_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** How often each instance's sweeper runs (expired reservations, expired stored results). */
+  SWEEPER_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
   RESULT_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 86400).default(3600),
   S3_BUCKET: z.string().optional(),
   S3_REGION: z.string().default("us-east-1"),

@@ -30,6 +30,8 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       max: options.poolSize ?? 20,
       idleTimeoutMillis: 60_000,
       maxLifetimeSeconds: 120,
+      // A database that does not answer fails the request (503) instead of hanging it.
+      connectionTimeoutMillis: 5_000,
     });
     // Without a listener a PostgreSQL restart would crash the process.
     pool.on("error", (err) => logger.error({ err: err.message }, "postgres pool error"));

@@ -1,4 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
+import { env } from "../env";
 import { executions } from "../db/schema";
 import type { Db } from "../db/types";
 import { findTool, TOOL_ID_PATTERN, type ToolRecord } from "../catalog/get-tool";
@@ -61,8 +62,6 @@ export interface CallResult {
 /** Phases of a Call, in order: lookup and validation, reservation, provider, result shaping, settlement. */
 export type CallPhase = "validate" | "reserve" | "provider" | "shape" | "settle";
 
-/** A reservation that outlives this by far is a crashed Call: the sweeper releases it. */
-const RESERVATION_MARGIN_MS = 60_000;
 
 const outcomeOf: Record<ReasonCode, string> = {
   "result.valid": "success",
@@ -233,7 +232,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
   if (needsReservation) {
     let r;
     try {
-      r = await reserveCall(db, { ...base, reservationExpiresAt: new Date(Date.now() + tool.target.timeoutMs + RESERVATION_MARGIN_MS), settledAt: null }, reserved, delegation?.jti);
+      r = await reserveCall(db, { ...base, reservationExpiresAt: new Date(Date.now() + tool.target.timeoutMs + env().RESERVATION_MARGIN_SECONDS * 1000), settledAt: null }, reserved, delegation?.jti);
     } catch (err) {
       if (req.idempotencyKey && isUniqueViolation(err)) {
         const replay = await replayIdempotent(db, caller.accountId, req.idempotencyKey, requestHash!);

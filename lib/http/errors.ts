@@ -5,6 +5,7 @@ import { DomainError, type ErrorCode } from "../errors";
 import { OAuthError } from "../oauth/errors";
 import { oauthErrorResponse } from "./oauth-errors";
 import { logger } from "../log";
+import { isDatabaseUnavailable } from "../db/unavailable";
 import { httpValidationError, invalidQuery, publicApiError, type ValidationIssue } from "./responses";
 
 const AUTH_GUIDANCE =
@@ -60,6 +61,11 @@ export function handleError(err: Error, c: Context) {
   }
   if (err instanceof SyntaxError && /JSON/i.test(err.message)) {
     return httpValidationError(c, [{ type: "json_invalid", loc: ["body"], msg: "Request body is not valid JSON" }]);
+  }
+  if (isDatabaseUnavailable(err)) {
+    logger.warn({ requestId: c.env.requestId, err: err.message }, "database unavailable");
+    c.header("Retry-After", "1");
+    return publicApiError(c, 503, "The database is unavailable; retry shortly");
   }
   logger.error({ requestId: c.env.requestId, err: { message: err.message, stack: err.stack } }, "unhandled error");
   return publicApiError(c, 500, "Internal server error");

@@ -41,7 +41,7 @@ export function bootstrap(): Promise<Bootstrapped> {
       return e.SEED_DEMO === "true" ? seedDemoIfEmpty(tx, dataDir()) : { created: false as const };
     });
     const closeAdmin = database.kind === "pglite" ? await startAdminChannel(db, dataDir()) : undefined;
-    const stopSweeper = startReservationSweeper(db, 15_000, (err) => logger.error({ err: err.message }, "reservation sweeper failed"));
+    const stopSweeper = startReservationSweeper(db, e.SWEEPER_INTERVAL_SECONDS * 1000, (err) => logger.error({ err: err.message }, "reservation sweeper failed"));
     const stopStatsRefresher = startToolStatsRefresher(db, (err) => logger.error({ err: err.message }, "tool stats refresh failed"));
     return {
       database,
