@@ -17,6 +17,7 @@ export interface FakeUpstream {
 }
 
 export const HUGE_BODY_BYTES = 11 * 1024 * 1024;
+export const DECLARED_HUGE_BYTES = 50 * 1024 * 1024;
 
 function send(res: http.ServerResponse, status: number, body: unknown) {
   const text = typeof body === "string" ? body : JSON.stringify(body);
@@ -50,6 +51,25 @@ function route(path: string, query: Record<string, string>, body: unknown, res: 
       return void setTimeout(() => {
         if (!res.destroyed) send(res, 200, { late: true });
       }, Number(query.ms ?? 2000)).unref();
+    case "/reset":
+      // Headers and the start of a body, then the connection is torn down mid-body.
+      res.writeHead(200, { "content-type": "application/json", "content-length": 1000 });
+      res.write('{"data": {"partial": "');
+      return void setTimeout(() => res.socket?.destroy(), 20).unref();
+    case "/huge-declared": {
+      // A 50 MB body announced by Content-Length: refused without reading it all.
+      res.writeHead(200, { "content-type": "application/json", "content-length": DECLARED_HUGE_BYTES });
+      const chunk = Buffer.alloc(1024 * 1024, 0x61);
+      let sent = 0;
+      const pump = () => {
+        while (sent < DECLARED_HUGE_BYTES && !res.destroyed) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once("drain", pump);
+        }
+        if (!res.destroyed) res.end();
+      };
+      return pump();
+    }
     case "/huge": {
       // Streamed in 1 MiB chunks, never buffered whole; the gateway must stop reading past its limit.
       res.writeHead(200, { "content-type": "application/json" });
@@ -154,6 +174,8 @@ export function fakeUpstreamManifest(baseUrl: string, options: { providerId?: st
           tool("slow", "/slow", { timeout_ms: 150, params: [{ name: "ms", type: "integer", description: "delay" }], execution: { method: "GET", path: "/slow", query: ["ms"] } }),
           tool("garbage", "/garbage"),
           tool("huge", "/huge", { timeout_ms: 20_000 }),
+          tool("huge_declared", "/huge-declared", { timeout_ms: 20_000 }),
+          tool("reset", "/reset"),
           tool("empty", "/empty"),
           tool("empty_object", "/empty-object"),
           tool("partial", "/partial"),

@@ -252,6 +252,8 @@ describe("Call: every upstream failure is classified and never charged", () => {
     { name: "connection refused", scenario: "ok", provider: DOWN, reason: "transport.no_response", message: /ECONNREFUSED/ },
     { name: "garbage body", scenario: "garbage", reason: "transport.execution_failed", message: /not valid JSON/ },
     { name: "huge body (> 10 MB)", scenario: "huge", reason: "transport.execution_failed", message: /exceeds 10485760 bytes/ },
+    { name: "50 MB body announced by Content-Length", scenario: "huge_declared", reason: "transport.execution_failed", message: /exceeds 10485760 bytes/ },
+    { name: "connection reset mid-body", scenario: "reset", reason: "transport.no_response", message: /could not be obtained \(ECONNRESET\)/ },
     { name: "empty body", scenario: "empty", reason: "result.empty", message: /without data/ },
     { name: "empty object {}", scenario: "empty_object", reason: "result.empty", message: /without usable data/ },
   ];
