@@ -12,6 +12,8 @@ const EnvSchema = z.object({
   PUBLIC_URL: z.string().url().optional(),
   DATABASE_URL: z.string().optional(),
   DATA_DIR: z.string().default("./.data"),
+  /** Named (server-side prepared) statements on the money path; "false" behind PgBouncer < 1.21 in transaction mode. */
+  DATABASE_PREPARED_STATEMENTS: z.enum(["true", "false"]).default("true"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   AUTH_SECRET: z.string().min(32).optional(),
   REDIS_URL: z.string().optional(),
@@ -34,6 +36,11 @@ const EnvSchema = z.object({
   S3_REGION: z.string().default("us-east-1"),
   S3_ENDPOINT: z.string().url().optional(),
   S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).default("false"),
+  /** Port of a separate listener serving only `/metrics` (unset: none); bound to METRICS_HOST. */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  /** Bearer token a scrape must carry; set, it also serves `/metrics` on the public port (unset: 404 there). */
+  METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

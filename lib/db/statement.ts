@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import { getTableColumns } from "drizzle-orm";
 import type { PgDialect, PgSession, PgTable } from "drizzle-orm/pg-core";
 import type { Db } from "./types";
+import { env } from "../env";
 
 /**
  * The hand-written statements of the money path (a Call's reserve / record / settle, a priced
@@ -11,6 +12,15 @@ import type { Db } from "./types";
  */
 
 const statementNames = new Map<string, string>();
+
+/**
+ * A statement's name, or "" (unnamed: parsed per execution) when DATABASE_PREPARED_STATEMENTS is
+ * false — behind a transaction-mode pooler such as PgBouncer before 1.21, where consecutive
+ * transactions of one client may run on different server connections (docs/deployment.md).
+ */
+export function statementName(name: string): string {
+  return env().DATABASE_PREPARED_STATEMENTS === "true" ? name : "";
+}
 
 /**
  * Runs constant SQL text with parameters as a named prepared statement (the name is a hash of the
@@ -24,7 +34,7 @@ export function runQuery(db: Db, text: string, params: unknown[]): Promise<{ row
     if (statementNames.size > 1_000) statementNames.clear();
     statementNames.set(text, name);
   }
-  return session.prepareQuery({ sql: text, params }, undefined, name, false).execute() as Promise<{ rows: unknown[] }>;
+  return session.prepareQuery({ sql: text, params }, undefined, statementName(name), false).execute() as Promise<{ rows: unknown[] }>;
 }
 
 type ColumnInfo = { name: string; numeric: boolean };

@@ -7,6 +7,7 @@
 import { eq, sql } from "drizzle-orm";
 import { catalogState, creditBalances, providers, tools } from "../db/schema";
 import type { Db } from "../db/types";
+import { statementName } from "../db/statement";
 import type { BillingRule, ToolLang, ToolParam } from "../catalog/manifest";
 import { SearchIndex, analyzeDocument, type AnalyzedDocument, type IndexDocument } from "./ranker";
 
@@ -61,7 +62,7 @@ function versionAndCreditsQuery(db: Db) {
   const accountId = sql.placeholder("accountId");
   const available = sql<string | null>`(select ${creditBalances.paidCredits} + ${creditBalances.bonusCredits} + ${creditBalances.rewardCredits} - ${creditBalances.reservedCredits}
       from ${creditBalances} where ${creditBalances.accountId} = ${accountId})`;
-  return db.select({ version: catalogState.version, available }).from(catalogState).where(eq(catalogState.id, 1)).prepare("tg_catalog_version_credits");
+  return db.select({ version: catalogState.version, available }).from(catalogState).where(eq(catalogState.id, 1)).prepare(statementName("tg_catalog_version_credits"));
 }
 
 // Prepared once per handle: this runs on every Discover and Inspect, and building the query is
