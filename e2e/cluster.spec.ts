@@ -8,7 +8,7 @@ import path from "node:path";
 import pg from "pg";
 import { expect, test } from "@playwright/test";
 import { startServer, type RunningServer } from "./server";
-import { missingForCluster, startHaproxy, startRedis, type Child } from "./cluster";
+import { freeLoopbackPort, missingForCluster, startHaproxy, startRedis, type Child } from "../lib/testing/services";
 import { openDatabase } from "../lib/db/open";
 import type { Database } from "../lib/db/types";
 import { seedAccount, bearer } from "../lib/testing/fixtures";
@@ -72,7 +72,7 @@ test.beforeAll(async () => {
   upstream = await startFakeUpstream();
 
   // Three instances started together on an empty database: they migrate and seed it between them.
-  const ports = await Promise.all([0, 1, 2].map(async () => (await import("./server")).freeLoopbackPort()));
+  const ports = await Promise.all([0, 1, 2].map(async () => freeLoopbackPort()));
   lb = await startHaproxy(root, ports.map((p) => `127.0.0.1:${p}`), path.join(logDir, "haproxy.log"));
   process.env.PUBLIC_URL = lb.url;
   const env = { DATABASE_URL: adminUrl(dbName), REDIS_URL: redis.url, PUBLIC_URL: lb.url, TRUST_PROXY: "1" };

@@ -7,7 +7,7 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import { expect, test } from "@playwright/test";
 import { startServer, type RunningServer } from "./server";
-import { canRunPrivatePostgres, startPrivatePostgres, type PrivatePostgres } from "./cluster";
+import { canRunPrivatePostgres, startPrivatePostgres, type PrivatePostgres } from "../lib/testing/services";
 import { openDatabase } from "../lib/db/open";
 import type { Database } from "../lib/db/types";
 import { bearer, seedAccount } from "../lib/testing/fixtures";

@@ -1,14 +1,26 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { freeLoopbackPort } from "./server";
 
 /**
- * The services a multi-instance test runs beside its Tollgate instances: HAProxy with the repo's
- * config (docs/deploy/haproxy.cfg) and a private Redis, each a child process on a free loopback
- * port, stopped by the test.
+ * The services a multi-instance test or benchmark runs beside its Tollgate instances: HAProxy with
+ * the repo's config (docs/deploy/haproxy.cfg), a private Redis, a private PostgreSQL cluster —
+ * each a child process on a free loopback port, stopped by its caller.
  */
+
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
 export interface Child {
   url: string;
   port: number;
