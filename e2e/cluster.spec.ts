@@ -15,6 +15,8 @@ import { seedAccount, bearer } from "../lib/testing/fixtures";
 import { importManifest } from "../lib/testing/catalog";
 import { fakeTool, fakeUpstreamManifest, startFakeUpstream, type FakeUpstream } from "../lib/testing/fake-upstream";
 import { verifyLedger } from "../lib/audit/verify";
+import { revokeApiKey } from "../lib/auth/api-keys";
+import { setAccountDisabled } from "../lib/accounts/disable-account";
 import { rows } from "../lib/db/row-sql";
 import { sql } from "drizzle-orm";
 
@@ -230,6 +232,32 @@ test("with Redis down every instance keeps serving on its own in-memory bucket; 
     if (statuses.filter((s) => s === 429).length === 10) break;
   }
   expect([statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 429).length]).toEqual([120, 10]);
+});
+
+test("a revoked key and a disabled account are refused by every instance at once", async () => {
+  const a = await seedAccount(database.db, { credits: "5" });
+  const b = await seedAccount(database.db, { credits: "5" });
+  const status = (base: string, token: string) => fetch(`${base}/api/v1/auth/credits`, { headers: bearer(token) }).then((r) => r.status);
+  // Every instance has looked both keys up (and cached them).
+  for (const instance of instances) expect([await status(instance.baseUrl, a.apiKey), await status(instance.baseUrl, b.apiKey)]).toEqual([200, 200]);
+  const everywhere = async (token: string, expected: number) => {
+    const started = Date.now();
+    for (const instance of instances) {
+      while ((await status(instance.baseUrl, token)) !== expected) {
+        if (Date.now() - started > 3_000) throw new Error(`${instance.baseUrl} still accepts the credential after 3 s`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    return Date.now() - started;
+  };
+  // As the CLI does it, against the database: no instance is asked.
+  await revokeApiKey(database.db, { id: a.apiKeyId });
+  expect(await everywhere(a.apiKey, 401)).toBeLessThan(1_000);
+  await setAccountDisabled(database.db, { accountId: b.accountId, disabled: true });
+  expect(await everywhere(b.apiKey, 403)).toBeLessThan(1_000);
+  expect(await everywhere(b.accessToken, 403)).toBeLessThan(1_000);
+  await setAccountDisabled(database.db, { accountId: b.accountId, disabled: false });
+  expect(await everywhere(b.apiKey, 200)).toBeLessThan(1_000);
 });
 
 test("after everything, the ledger's invariants hold on the shared database", async () => {

@@ -1,14 +1,18 @@
 import { and, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
-import { apiKeys, usageEvents } from "../db/schema";
+import { accounts, apiKeys, usageEvents } from "../db/schema";
 import type { Db } from "../db/types";
-import { notFound, unauthorized } from "../errors";
+import { forbidden, notFound, unauthorized } from "../errors";
+import { ACCOUNT_DISABLED, notifyAuthChange } from "./auth-change";
 import { newUuid } from "../ids";
 import { creditsToNumber } from "../money";
 import { randomToken, sha256Hex } from "./secrets";
 
 const KEY_PREFIX = "tg_";
 const VISIBLE_CHARS = 11;
-/** A revoked key stops working on every instance within this many milliseconds. */
+/**
+ * Lookups are cached this long; a revocation or a disabled account reaches every instance's cache
+ * at once through a notification (auth-change.ts), and within this time if one were missed.
+ */
 const CACHE_TTL_MS = 5_000;
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -41,6 +45,7 @@ export async function revokeApiKey(db: Db, input: { id: string; accountId?: stri
     .set({ revokedAt: sql`now()` })
     .where(and(...conditions))
     .returning({ id: apiKeys.id, keyHash: apiKeys.keyHash, revokedAt: apiKeys.revokedAt });
+  if (rows.length > 0) await notifyAuthChange(db, { kind: "key", keyHash: rows[0].keyHash });
   if (rows.length === 0) {
     const existing = await db.select({ id: apiKeys.id, accountId: apiKeys.accountId }).from(apiKeys).where(eq(apiKeys.id, input.id));
     if (existing.length === 0 || (input.accountId && existing[0].accountId !== input.accountId)) {
@@ -102,6 +107,7 @@ export async function isLiveApiKey(db: Db, apiKey: string): Promise<boolean> {
 
 interface CacheEntry {
   principal: ApiKeyPrincipal | null;
+  accountDisabled: boolean;
   expiresAt: number;
   touchedAt: number;
 }
@@ -115,6 +121,15 @@ function cacheFor(db: Db): Map<string, CacheEntry> {
   return cache;
 }
 
+/** Drops cached lookups after a change another instance (or this one) made: one key, one account's keys, or all. */
+export function forgetApiKeys(db: Db, change: { keyHash: string } | { accountId: string } | "all"): void {
+  const cache = caches.get(db);
+  if (!cache) return;
+  if (change === "all") return cache.clear();
+  if ("keyHash" in change) return void cache.delete(change.keyHash);
+  for (const [hash, entry] of cache) if (entry.principal?.accountId === change.accountId) cache.delete(hash);
+}
+
 /** Resolves a presented API key to its account; cached briefly so a Call does not re-read it. */
 export async function authenticateApiKey(db: Db, apiKey: string): Promise<ApiKeyPrincipal> {
   if (!looksLikeApiKey(apiKey)) throw unauthorized("Malformed API key");
@@ -124,13 +139,15 @@ export async function authenticateApiKey(db: Db, apiKey: string): Promise<ApiKey
   let entry = cache.get(hash);
   if (!entry || entry.expiresAt <= now) {
     const rows = await db
-      .select({ id: apiKeys.id, accountId: apiKeys.accountId, revokedAt: apiKeys.revokedAt })
+      .select({ id: apiKeys.id, accountId: apiKeys.accountId, revokedAt: apiKeys.revokedAt, disabledAt: accounts.disabledAt })
       .from(apiKeys)
+      .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
       .where(eq(apiKeys.keyHash, hash))
       .limit(1);
     const row = rows[0];
     entry = {
       principal: row && !row.revokedAt ? { apiKeyId: row.id, accountId: row.accountId } : null,
+      accountDisabled: Boolean(row?.disabledAt),
       expiresAt: now + CACHE_TTL_MS,
       touchedAt: entry?.touchedAt ?? 0,
     };
@@ -138,6 +155,7 @@ export async function authenticateApiKey(db: Db, apiKey: string): Promise<ApiKey
     cache.set(hash, entry);
   }
   if (!entry.principal) throw unauthorized("Unknown or revoked API key");
+  if (entry.accountDisabled) throw forbidden(ACCOUNT_DISABLED);
   if (now - entry.touchedAt > LAST_USED_RESOLUTION_MS) {
     entry.touchedAt = now;
     // last_used_at is advisory: written at most once a minute per key, never on the request's path.

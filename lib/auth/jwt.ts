@@ -1,8 +1,9 @@
 import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from "jose";
-import { inArray } from "drizzle-orm";
-import { revokedTokens } from "../db/schema";
+import { eq, inArray, sql } from "drizzle-orm";
+import { accounts, revokedTokens } from "../db/schema";
+import { ACCOUNT_DISABLED } from "./auth-change";
 import type { Db } from "../db/types";
-import { unauthorized } from "../errors";
+import { forbidden, unauthorized } from "../errors";
 import { JWT_ALG, currentSigningKey, verificationKey } from "./signing-keys";
 import { apiAudience, issuer } from "./issuer";
 import { randomToken } from "./secrets";
@@ -105,10 +106,19 @@ export async function verifyAccessToken(db: Db, token: string, audience: string 
   const claims = payload as AccessClaims;
   if (!claims.sub || !claims.acct || !claims.jti) throw unauthorized("Invalid access token");
   // A revoked parent stays listed until its own expiry, which a delegation token never outlives.
+  // The account's state in the same round trip: a disabled account's tokens are refused at once.
   const jtis = claims.parent_jti ? [claims.jti, claims.parent_jti] : [claims.jti];
-  const revoked = await db.select({ jti: revokedTokens.jti }).from(revokedTokens).where(inArray(revokedTokens.jti, jtis)).limit(1);
-  if (revoked.length > 0) {
-    throw unauthorized(revoked[0].jti === claims.jti ? "Access token has been revoked" : "The access token this delegation token was exchanged from has been revoked");
+  const [state] = await db
+    .select({
+      revoked: sql<string | null>`(${db.select({ jti: revokedTokens.jti }).from(revokedTokens).where(inArray(revokedTokens.jti, jtis)).limit(1)})`,
+      disabled: sql<boolean>`${accounts.disabledAt} is not null`,
+    })
+    .from(accounts)
+    .where(eq(accounts.id, claims.acct));
+  if (!state) throw unauthorized("Invalid access token");
+  if (state.revoked) {
+    throw unauthorized(state.revoked === claims.jti ? "Access token has been revoked" : "The access token this delegation token was exchanged from has been revoked");
   }
+  if (state.disabled) throw forbidden(ACCOUNT_DISABLED);
   return claims;
 }

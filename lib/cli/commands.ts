@@ -2,6 +2,7 @@ import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { Db } from "../db/types";
 import { createAccount } from "../accounts/create-account";
+import { setAccountDisabled } from "../accounts/disable-account";
 import { createUser, getUserById } from "../accounts/create-user";
 import { createApiKey, listApiKeys, revokeApiKey } from "../auth/api-keys";
 import { DEFAULT_SCOPE, issueAccessToken } from "../auth/jwt";
@@ -54,6 +55,16 @@ const commands: Record<string, CommandSpec> = {
     usage: "accounts create --name NAME [--credits N]",
     options: { name: { type: "string" }, credits: { type: "string" } },
     run: (db, v) => createAccount(db, { name: str(v, "name"), credits: optStr(v, "credits") }),
+  },
+  "accounts disable": {
+    usage: "accounts disable --id ID   (every key and token of the account refused at once, on every instance)",
+    options: { id: { type: "string" } },
+    run: (db, v) => setAccountDisabled(db, { accountId: str(v, "id"), disabled: true }),
+  },
+  "accounts enable": {
+    usage: "accounts enable --id ID",
+    options: { id: { type: "string" } },
+    run: (db, v) => setAccountDisabled(db, { accountId: str(v, "id"), disabled: false }),
   },
   "credits grant": {
     usage: "credits grant --account ID --amount N [--type payment_recharge|welcome_bonus|invitation_reward]",

@@ -8,6 +8,7 @@ import { seedDemoIfEmpty, syncDemoCatalog, type DemoCredentials } from "../seed/
 import { startReservationSweeper } from "../billing/sweep-reservations";
 import { startToolStatsRefresher } from "../catalog/refresh-stats";
 import { startAdminChannel } from "./admin-channel";
+import { startAuthListener } from "../auth/auth-listener";
 
 export interface Bootstrapped {
   database: Database;
@@ -43,6 +44,8 @@ export function bootstrap(): Promise<Bootstrapped> {
     const closeAdmin = database.kind === "pglite" ? await startAdminChannel(db, dataDir()) : undefined;
     const stopSweeper = startReservationSweeper(db, e.SWEEPER_INTERVAL_SECONDS * 1000, (err) => logger.error({ err: err.message }, "reservation sweeper failed"));
     const stopStatsRefresher = startToolStatsRefresher(db, (err) => logger.error({ err: err.message }, "tool stats refresh failed"));
+    // Revoked keys and disabled accounts announced by any instance or the CLI (PostgreSQL only: the embedded database has one process).
+    const stopAuthListener = database.kind === "postgres" && e.DATABASE_URL ? startAuthListener(e.DATABASE_URL, db, (err) => logger.warn({ err: err.message }, "auth listener")) : undefined;
     return {
       database,
       credentials: "credentials" in seed ? seed.credentials : undefined,
@@ -50,6 +53,7 @@ export function bootstrap(): Promise<Bootstrapped> {
         closeAdmin?.();
         stopSweeper();
         stopStatsRefresher();
+        stopAuthListener?.();
       },
     };
   })();

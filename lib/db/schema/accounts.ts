@@ -1,8 +1,10 @@
 import { pgTable, text } from "drizzle-orm/pg-core";
-import { createdAt } from "./columns";
+import { createdAt, tsz } from "./columns";
 
 export const accounts = pgTable("accounts", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   createdAt: createdAt(),
+  /** Set: every credential of the account is refused (403) on every instance at once; its data is kept. */
+  disabledAt: tsz("disabled_at"),
 });
