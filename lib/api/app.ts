@@ -4,7 +4,7 @@ import { handleError } from "../http/errors";
 import { publicApiError } from "../http/responses";
 import { withRequestContext } from "../http/request-context";
 import { API_VERSION } from "../version";
-import { createRouter } from "./create-router";
+import { createRouter, namedOperation } from "./create-router";
 import { registerMeta } from "./routes/meta";
 import { registerHealth } from "./routes/health";
 import { registerAuthCredits } from "./routes/auth-credits";
@@ -117,8 +117,8 @@ export function createApiApp(deps: ApiDeps) {
   const root = new OpenAPIHono<ApiEnv>();
   root.onError(handleError);
   root.notFound((c) => publicApiError(c, 404, `No operation ${c.req.method} ${c.req.path}`));
-  root.get(WELL_KNOWN_JWKS_PATH, jwksHandler);
-  root.get(OAUTH_METADATA_PATH, oauthMetadataHandler);
+  root.get(WELL_KNOWN_JWKS_PATH, namedOperation(`GET ${WELL_KNOWN_JWKS_PATH}`, jwksHandler));
+  root.get(OAUTH_METADATA_PATH, namedOperation(`GET ${OAUTH_METADATA_PATH}`, oauthMetadataHandler));
   root.route(API_BASE_PATH, api);
   return {
     fetch: withRequestContext(root.fetch, deps),

@@ -1,5 +1,5 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
 import type { ZodError } from "zod";
 import type { ApiEnv } from "../http/context";
 import { zodIssuesToDetail } from "../http/errors";
@@ -36,15 +36,43 @@ function storable(hook: Hook): Hook {
   };
 }
 
+type Handler = (c: Context<ApiEnv>, ...rest: never[]) => unknown;
+
+/** `fn`, first naming the request's operation in `c.env` (the metrics' `operation` label). */
+export function namedOperation<F extends Handler>(operation: string, fn: F): F {
+  return ((c: Context<ApiEnv>, ...rest: never[]) => {
+    c.env.operation = operation;
+    return fn(c, ...rest);
+  }) as F;
+}
+
+/**
+ * Names the request's operation (`POST /tools/execute`: method and OpenAPI path) before anything
+ * of the route can answer: in its first middleware (authentication, which may refuse); in a
+ * middleware of its own when it only validates input (already a chain of middleware); else in the
+ * handler, so a route without middleware still runs synchronously.
+ */
+function withOperation(route: RouteConfig, handler: Handler): { route: RouteConfig; handler: Handler } {
+  const operation = `${route.method.toUpperCase()} ${route.path}`;
+  const named = <F extends Handler>(fn: F): F => namedOperation(operation, fn);
+  const middleware = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware];
+  if (middleware.length > 0) return { route: { ...route, middleware: [named(middleware[0] as MiddlewareHandler<ApiEnv>), ...middleware.slice(1)] }, handler };
+  if (route.request) return { route: { ...route, middleware: [named((_c: Context<ApiEnv>, next: () => Promise<void>) => next())] }, handler };
+  return { route, handler: named(handler) };
+}
+
 /**
  * A router whose request validation failures answer 422 `HTTPValidationError`
  * (`{detail: [{type, loc, msg, input}]}`) instead of the library's default message.
  * Operations with another 422 shape (Call, OAuth) pass their own hook; every hook, theirs
- * included, is wrapped by `storable`.
+ * included, is wrapped by `storable`. Every operation names itself for the metrics.
  */
 export function createRouter() {
   const app = new OpenAPIHono<ApiEnv>();
   const register = app.openapi;
-  app.openapi = ((route, handler, hook) => register(route, handler, storable((hook as Hook | undefined) ?? validationFailure) as never)) as typeof app.openapi;
+  app.openapi = ((config, action, hook) => {
+    const { route, handler } = withOperation(config, action as Handler);
+    return register(route as never, handler as never, storable((hook as Hook | undefined) ?? validationFailure) as never);
+  }) as typeof app.openapi;
   return app;
 }

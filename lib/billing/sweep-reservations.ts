@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { deleteExpiredResults } from "../execution/result-store";
+import { countReservationsReleased } from "../observability/metrics";
 
 /**
  * Releases reservations whose Call never settled (the process died between reserve and settle,
@@ -64,7 +65,9 @@ export async function sweepExpiredReservations(db: Db, batchSize = 100): Promise
         FROM ex LEFT JOIN tools t ON t.id = ex.tool_id
     )
     SELECT count(*)::int AS released FROM ex`);
-  return rows<{ released: number }>(result)[0]?.released ?? 0;
+  const released = rows<{ released: number }>(result)[0]?.released ?? 0;
+  countReservationsReleased(released);
+  return released;
 }
 
 /** Runs the sweeper periodically (expired reservations, then expired stored results); returns a function that stops it. */

@@ -9,6 +9,7 @@ import * as schema from "./schema";
 import { acquireDataDirLock } from "./lock";
 import type { Database, Db } from "./types";
 import { logger } from "../log";
+import { trackPool } from "../observability/metrics";
 
 // numeric stays a string (exact decimals); int8 (bigserial seq, counts) becomes a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
@@ -36,7 +37,16 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     // Without a listener a PostgreSQL restart would crash the process.
     pool.on("error", (err) => logger.error({ err: err.message }, "postgres pool error"));
     const db = drizzlePg(pool, { schema }) as unknown as Db;
-    return { db, kind: "postgres", close: () => pool.end() };
+    // Its saturation is read at each metrics scrape (tollgate_db_pool_*).
+    const untrack = trackPool(pool);
+    return {
+      db,
+      kind: "postgres",
+      close: () => {
+        untrack();
+        return pool.end();
+      },
+    };
   }
 
   let release: (() => void) | undefined;

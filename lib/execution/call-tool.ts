@@ -17,6 +17,7 @@ import { shapeResult, type ShapedResult } from "./shape-result";
 import { recordCall, reserveCall, settleReservedCall, type Charge, type SettleOutcome } from "./settle";
 import { validateParameters, withCurrentSchema, withDefaults } from "./validate-parameters";
 import { msSince } from "../timing";
+import { countCall, countCreditsReserved, countCreditsSettled } from "../observability/metrics";
 
 export interface CallRequest {
   toolId: string | undefined;
@@ -107,6 +108,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
       baseExecution(),
       failureEvent({ reason, message, tool, toolId: req.toolId ?? null, ms, requestPayload: requestPayload(req), details }),
     );
+    countCall(reason, "failed_not_charged");
     return {
       status,
       body: {
@@ -247,7 +249,10 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
     }
   }
 
-  if (needsReservation) lap("reserve");
+  if (needsReservation) {
+    lap("reserve");
+    countCreditsReserved(creditsToNumber(reserved));
+  }
 
   // 5. Execute, outside any transaction.
   let outcome: ProviderOutcome | undefined;
@@ -369,7 +374,12 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
   }
   lap("settle");
   body.remaining_credits = settled.availableAfter == null ? null : creditsToNumber(settled.availableAfter);
-  if (!settled.settled) return { ...released(body.remaining_credits), timings };
+  if (!settled.settled) {
+    countCall("transport.execution_failed", "failed_not_charged");
+    return { ...released(body.remaining_credits), timings };
+  }
+  countCall(outcome.reasonCode, chargeOutcome);
+  if (charged) countCreditsSettled(listAmount);
   return { status: 200, body: sent(), timings };
 
   /**

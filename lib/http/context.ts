@@ -33,6 +33,8 @@ export interface RequestBindings {
   deps: ApiDeps;
   /** The authenticated account, for the access log line (set with the principal). */
   accountId?: string;
+  /** The matched operation's route template, e.g. `POST /tools/execute` (set by `createRouter`; unset when none matched). */
+  operation?: string;
   incoming?: NodeBindings["incoming"];
   outgoing?: NodeBindings["outgoing"];
 }

@@ -4,6 +4,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import { DomainError } from "../errors";
 import { env } from "../env";
 import { logger } from "../log";
+import { countRateLimitRejection } from "../observability/metrics";
 import { setResponseHeader } from "./headers";
 import type { ApiEnv } from "./context";
 
@@ -56,6 +57,7 @@ export async function consumeRateLimit(c: Context, action: RateLimitedAction, ke
     setHeaders(c, limit, res);
   } catch (rejection) {
     if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    countRateLimitRejection(action);
     setHeaders(c, limit, rejection);
     const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
     setResponseHeader(c, "Retry-After", String(retryAfter));

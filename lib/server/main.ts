@@ -5,8 +5,10 @@ import next from "next";
 import { getRequestListener } from "@hono/node-server";
 import { env, dataDir, publicUrl } from "../env";
 import { logger } from "../log";
-import { createApiApp, isApiPath } from "../api/app";
+import { createApiApp } from "../api/app";
+import { startMetricsServer } from "../observability/metrics-endpoint";
 import { bootstrap } from "./bootstrap";
+import { createRequestHandler } from "./request-handler";
 
 async function main() {
   const e = env();
@@ -19,14 +21,10 @@ async function main() {
   await nextApp.prepare();
   const handleNext = nextApp.getRequestHandler();
 
-  const server = http.createServer((req, res) => {
-    const url = req.url ?? "/";
-    const q = url.indexOf("?");
-    if (isApiPath(q < 0 ? url : url.slice(0, q))) void apiListener(req, res);
-    else void handleNext(req, res);
-  });
+  const server = http.createServer(createRequestHandler({ api: apiListener, next: handleNext, metricsToken: e.METRICS_TOKEN }));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(e.PORT, e.HOST, resolve));
+  const metrics = e.METRICS_PORT === undefined ? undefined : await startMetricsServer({ port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN });
 
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : e.PORT;
@@ -44,6 +42,7 @@ async function main() {
         : ["  Demo API key:    revoked; create a key in the dashboard (API keys) or with `npm run cli -- keys create`"]),
     );
   }
+  if (metrics) lines.push(`  Metrics:         ${metrics.url}`);
   process.stdout.write(`${lines.join("\n")}\n`);
 
   let stopping = false;
@@ -52,6 +51,7 @@ async function main() {
     stopping = true;
     logger.info({ signal }, "shutting down");
     stop();
+    void metrics?.close();
     server.close();
     server.closeAllConnections();
     void database.close().finally(() => process.exit(0));

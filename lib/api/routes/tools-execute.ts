@@ -7,6 +7,7 @@ import { PublicApiErrorSchema, ValidationIssueSchema, authErrorResponses, securi
 import { callTool, type CallPhase, type Caller } from "../../execution/call-tool";
 import { DEFAULT_MAX_RESPONSE_SIZE } from "../../execution/shape-result";
 import { msSince } from "../../timing";
+import { observeCallPhases } from "../../observability/metrics";
 
 export const ExecuteBodySchema = z
   .object({
@@ -127,7 +128,11 @@ export function registerToolsExecute(app: ApiApp) {
         cacheMode: headers["x-service-cache-mode"] ?? "default",
         idempotencyKey: headers["idempotency-key"],
       });
-      if (timings) c.header("Server-Timing", serverTiming({ request: received, ...timings }));
+      if (timings) {
+        const phases = { request: received, ...timings };
+        c.header("Server-Timing", serverTiming(phases));
+        observeCallPhases(phases);
+      }
       return c.json(response as z.infer<typeof CallResponseSchema>, status);
     },
     (result, c) => {

@@ -1,0 +1,22 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import { isApiPath } from "../api/app";
+import { METRICS_PATH, serveMetrics } from "../observability/metrics-endpoint";
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+/**
+ * The public port's router: `/api/v1/*` and `/.well-known/*` to the Hono app; `/metrics` to the
+ * scrape endpoint only when `metricsToken` is set (and then only with that bearer token); the rest
+ * to Next, which answers an unset `/metrics` with its 404 page.
+ */
+export function createRequestHandler(handlers: { api: Listener; next: Listener; metricsToken?: string }): RequestListener {
+  const { api, next, metricsToken } = handlers;
+  return (req, res) => {
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    const pathname = q < 0 ? url : url.slice(0, q);
+    if (isApiPath(pathname)) void api(req, res);
+    else if (metricsToken !== undefined && pathname === METRICS_PATH) serveMetrics(req, res, metricsToken);
+    else void next(req, res);
+  };
+}
