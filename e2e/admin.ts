@@ -5,10 +5,9 @@ import path from "node:path";
 /**
  * Seeds accounts for a spec through the running server's admin channel (the Unix socket the CLI
  * uses, `DATA_DIR/admin.sock`), so a spec that spends credits never changes the demo account
- * other specs assert on.
+ * other specs assert on. `dataDir` names another server's (one a spec started itself).
  */
-export function adminCommand(argv: string[]): Promise<unknown> {
-  const dataDir = process.env.E2E_DATA_DIR;
+export function adminCommand(argv: string[], dataDir: string | undefined = process.env.E2E_DATA_DIR): Promise<unknown> {
   if (!dataDir) throw new Error("E2E_DATA_DIR is not set: seeding needs the server started by global setup");
   return new Promise((resolve, reject) => {
     const socket = net.createConnection(path.join(dataDir, "admin.sock"));
@@ -19,7 +18,8 @@ export function adminCommand(argv: string[]): Promise<unknown> {
     socket.on("error", reject);
     socket.on("end", () => {
       try {
-        const reply = JSON.parse(buffer) as { ok: boolean; result?: unknown; error?: string };
+        // A long command (an import) sends `{progress}` lines first; the reply is the last line.
+        const reply = JSON.parse(buffer.trimEnd().split("\n").at(-1) ?? "") as { ok: boolean; result?: unknown; error?: string };
         if (reply.ok) resolve(reply.result);
         else reject(new Error(`admin ${argv.slice(0, 2).join(" ")}: ${reply.error}`));
       } catch {

@@ -13,18 +13,20 @@ const level = logLevel();
 const destination = pino.destination({ dest: 1, sync: false });
 const ACCESS_CHUNK = 8192;
 let pendingAccess = "";
+/** Where lines go: stdout, unless `redirectLogs` has taken them. */
+let out: (chunk: string) => void = (chunk) => destination.write(chunk);
 
 function flushAccess(): void {
   if (pendingAccess === "") return;
   const chunk = pendingAccess;
   pendingAccess = "";
-  destination.write(chunk);
+  out(chunk);
 }
 
 const ordered = {
   write(line: string) {
     flushAccess();
-    destination.write(line);
+    out(line);
   },
   flush(cb?: (err?: Error) => void) {
     flushAccess();
@@ -74,7 +76,27 @@ export const logger = pino(
   ordered,
 );
 
-const accessEnabled = pino.levels.values[level] !== undefined && pino.levels.values[level] <= pino.levels.values.info;
+const logsAccess = (l: string) => pino.levels.values[l] !== undefined && pino.levels.values[l] <= pino.levels.values.info;
+let accessEnabled = logsAccess(level);
+
+/**
+ * Sends every line (access lines too) to `sink` at `atLevel` until the returned function restores
+ * stdout and the level before: for a process that embeds the API and ships its own logs, and for
+ * the test that reads everything a run logged (lib/security/secrets.int.test.ts).
+ */
+export function redirectLogs(sink: (chunk: string) => void, atLevel: pino.LevelWithSilent = level): () => void {
+  flushAccess();
+  const before = { out, level: logger.level };
+  out = sink;
+  logger.level = atLevel;
+  accessEnabled = logsAccess(atLevel);
+  return () => {
+    flushAccess();
+    out = before.out;
+    logger.level = before.level;
+    accessEnabled = logsAccess(before.level);
+  };
+}
 
 /**
  * The per-request access line (`lib/http/request-context.ts`), in pino's line format (level 30).

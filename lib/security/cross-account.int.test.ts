@@ -1,0 +1,413 @@
+import * as oauth from "oauth4webapi";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase } from "../testing/database";
+import { bearer, seedAccount } from "../testing/fixtures";
+import { importDemoCatalog } from "../testing/catalog";
+import { parseCsv } from "../testing/csv";
+import { form, oauthFailure, registerClient, startOAuthHarness, type OAuthHarness, type RegisteredClient } from "../testing/oauth";
+import { idTakingOperations } from "../testing/openapi-ids";
+import type { OpenApiDocument } from "../testing/openapi-arbitrary";
+import { decideDeviceAuthorization } from "../oauth/device";
+import type { Database } from "../db/types";
+
+/**
+ * OWASP API1 (broken object level authorisation): for every operation of the published OpenAPI
+ * description that takes an id, another account's id gets the caller nothing of that account —
+ * 404 for a read of one object, an empty answer for a filter, 403 for `account_id` (support only,
+ * the same answer whether the account exists or not). The table below is keyed by operation and
+ * compared with the description, so a new id-taking operation (or a new id parameter) fails this
+ * file until it has a row. Rows that support may read show that it still can: the 404s are not a
+ * broken route.
+ */
+
+type Seeded = Awaited<ReturnType<typeof seedAccount>>;
+type Json = ReturnType<typeof JSON.parse>;
+
+interface Row {
+  /** The operation's id inputs, as the description lists them (`path:event_id`, `query:account_id`, `body:search_id`). */
+  ids: string[];
+  /** What another account's id gets. */
+  answer: string;
+  check: () => Promise<void>;
+}
+
+const COMPOUND = "builtin.finance.compound_interest";
+const COMPOUND_PARAMS = { principal: 100, annual_rate_percent: 5, years: 2 };
+/** Text only account B's own data holds (its search query): never in an answer to another account. */
+const B_MARKER = "bzqxsecretmarker";
+const B_SESSION = "sess-account-b";
+const B_IDEMPOTENCY_KEY = "idem-account-b-1";
+const NO_ACCOUNT = "acc_doesnotexist0000000000";
+
+let database: Database;
+let h: OAuthHarness;
+let doc: OpenApiDocument;
+/** The caller, the account whose ids it presents, a third account that plants B's ids in its own requests, a support user. */
+let a: Seeded;
+let b: Seeded;
+let planter: Seeded;
+let support: Seeded;
+let cliX: RegisteredClient;
+let cliY: RegisteredClient;
+
+/** Account B's ids, made by real requests. */
+const B = {} as {
+  searchId: string;
+  executionId: string;
+  usageEventId: string;
+  ledgerEntryId: string;
+  resultUrl: URL;
+  callBody: Record<string, unknown>;
+  oauthAccessToken: string;
+  oauthRefreshToken: string;
+};
+/** A's own truncated result: a valid signature, for another execution id. */
+let aResultUrl: URL;
+
+interface Answer {
+  status: number;
+  text: string;
+  body: Json;
+  headers: Headers;
+}
+
+async function api(method: string, path: string, token?: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const res = await fetch(`${h.server.url}/api/v1${path}`, {
+    method,
+    headers: { ...(token ? bearer(token) : {}), ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    redirect: "manual",
+  });
+  const text = await res.text();
+  let parsed: Json = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // CSV exports and empty bodies stay text.
+  }
+  return { status: res.status, text, body: parsed, headers: res.headers };
+}
+
+const get = (path: string, token: string) => api("GET", path, token);
+const q = (value: string) => encodeURIComponent(value);
+
+/** Nothing that belongs only to B: its account id, its key, its search text. */
+function noLeak(answer: Answer) {
+  for (const secret of [b.accountId, b.apiKey, b.apiKey.slice(0, 11), B_MARKER]) expect(answer.text).not.toContain(secret);
+}
+
+function notFound(answer: Answer) {
+  expect(answer.status).toBe(404);
+  expect(answer.body).toMatchObject({ status: "failure", status_code: 404 });
+  noLeak(answer);
+}
+
+function emptyList(answer: Answer) {
+  expect(answer.status).toBe(200);
+  expect(answer.body.data.items).toEqual([]);
+  noLeak(answer);
+}
+
+/**
+ * A timeline of the caller's own records that name B's search id (a Call or Inspect that passed it)
+ * shows that id and nothing else of B's search: not its query, time, result count or events.
+ */
+function onlyTheIdOfBsSearch(searches: { search_id: string }[]) {
+  for (const s of searches.filter((x) => x.search_id === B.searchId)) {
+    expect(s).toMatchObject({ query: null, created_at: null, result_count: null, search_event: null, inspect_events: [] });
+  }
+}
+
+/** `account_id` of another account is for support users only: 403, exactly as for an account that does not exist. */
+async function refusesAccountId(path: string) {
+  const sep = path.includes("?") ? "&" : "?";
+  const theirs = await get(`${path}${sep}account_id=${b.accountId}`, a.accessToken);
+  const none = await get(`${path}${sep}account_id=${NO_ACCOUNT}`, a.accessToken);
+  expect(theirs.status).toBe(403);
+  expect(none.status).toBe(403);
+  expect(theirs.body.message).toBe(none.body.message);
+  noLeak(theirs);
+}
+
+/** The usage filters that take an id, with B's ids. */
+const usageFilters = () => [`search_id=${q(B.searchId)}`, `execution_id=${q(B.executionId)}`, `api_key_id=${b.apiKeyId}`];
+
+/** B's ids any lookup would resolve within B's own account. */
+const lookupIds = () => [B.executionId, B.searchId, B.usageEventId, B.ledgerEntryId, B_SESSION];
+
+const resultPath = (url: URL) => `${url.pathname.replace(/^\/api\/v1/, "")}${url.search}`;
+
+const TABLE: Record<string, Row> = {
+  "POST /tools/probe": {
+    ids: ["query:tool_id"],
+    answer: "404: tool ids are the shared catalog's, and another account's ids are not tools",
+    check: async () => {
+      for (const id of [B.executionId, B.searchId]) notFound(await api("POST", `/tools/probe?tool_id=${q(id)}`, a.apiKey, { parameters: {} }));
+    },
+  },
+  "POST /tools/execute": {
+    ids: ["body:search_id", "body:session_id", "body:tool_id", "query:tool_id"],
+    answer: "B's search_id, session_id and Idempotency-Key only label the caller's own Call; never B's response or B's search",
+    check: async () => {
+      // B's exact request, with B's Idempotency-Key: a Call of the planter, not a replay of B's.
+      const planted = await api("POST", "/tools/execute", planter.apiKey, B.callBody, { "Idempotency-Key": B_IDEMPOTENCY_KEY });
+      expect(planted.status).toBe(200);
+      expect(planted.body.success).toBe(true);
+      expect(planted.body.execution_id).not.toBe(B.executionId);
+      noLeak(planted);
+      // The planter's timeline of B's search id holds its own Call, and of the search only the id it gave.
+      const theirs = await get(`/auth/lookup?id=${q(B.searchId)}`, planter.accessToken);
+      expect(theirs.status).toBe(200);
+      expect(theirs.body.data.calls.map((c: { execution_id: string }) => c.execution_id)).toEqual([planted.body.execution_id]);
+      onlyTheIdOfBsSearch(theirs.body.data.searches);
+      noLeak(theirs);
+      // B's own timeline is untouched.
+      const own = await get(`/auth/lookup?id=${q(B.searchId)}`, b.accessToken);
+      expect(own.body.data.calls.map((c: { execution_id: string }) => c.execution_id)).toEqual([B.executionId]);
+      // Another account's id is not a tool: the Call's own 404.
+      const unknown = await api("POST", `/tools/execute?tool_id=${q(B.executionId)}`, a.apiKey, { parameters: {} });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.success).toBe(false);
+      noLeak(unknown);
+    },
+  },
+  "GET /results/{execution_id}": {
+    ids: ["path:execution_id"],
+    answer: "403: the URL's signature is the credential, and a valid one for another execution does not open B's (same answer as for an id that does not exist)",
+    check: async () => {
+      const own = await get(resultPath(B.resultUrl), "");
+      expect(own.status).toBe(200);
+      const forged = (id: string) => `/results/${id}${aResultUrl.search}`;
+      const theirs = await api("GET", forged(B.executionId));
+      const none = await api("GET", forged("exe_doesnotexist0000000000"));
+      expect(theirs.status).toBe(403);
+      expect(none.status).toBe(403);
+      expect(theirs.body.message).toBe(none.body.message);
+      expect(theirs.text).not.toContain(own.text);
+    },
+  },
+  "GET /oauth/authorize": {
+    ids: ["query:client_id"],
+    answer: "400, never redirected: OAuth clients are server-wide registrations (no account data), and an account's id is not one",
+    check: async () => {
+      const res = await api("GET", `/oauth/authorize?response_type=code&client_id=${q(b.accountId)}`);
+      expect(res.status).toBe(400);
+      expect(res.headers.get("location")).toBeNull();
+    },
+  },
+  "POST /oauth/device/authorize": {
+    ids: ["body:client_id"],
+    answer: "401 invalid_client for anything but a registered client id (a device code then belongs to that client: POST /oauth/token)",
+    check: async () => {
+      const res = await h.fetch(h.as.device_authorization_endpoint!, { method: "POST", body: form({ client_id: b.accountId, scope: "usage:read" }) });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ error: "invalid_client" });
+    },
+  },
+  "POST /oauth/token": {
+    // tool_ids, provider_ids and run_id of a token exchange narrow or label the delegation the Agent Runtime asks for; they name no account's data.
+    ids: ["body:client_id", "body:provider_ids", "body:run_id", "body:tool_ids"],
+    answer: "400 invalid_grant: a device code or refresh token of B (issued to client X) presented by client Y gets nothing",
+    check: async () => {
+      const started = await oauth.processDeviceAuthorizationResponse(h.as, cliX.client, await oauth.deviceAuthorizationRequest(h.as, cliX.client, cliX.auth, { scope: "usage:read" }, h.http));
+      await decideDeviceAuthorization(database.db, { userCode: started.user_code, userId: b.userId, accountId: b.accountId, approve: true });
+      const poll = oauth.deviceCodeGrantRequest(h.as, cliY.client, cliY.auth, started.device_code, h.http).then((res) => oauth.processDeviceCodeResponse(h.as, cliY.client, res));
+      expect(await oauthFailure(poll)).toMatchObject({ status: 400, error: "invalid_grant" });
+      const refresh = oauth.refreshTokenGrantRequest(h.as, cliY.client, cliY.auth, B.oauthRefreshToken, h.http).then((res) => oauth.processRefreshTokenResponse(h.as, cliY.client, res));
+      expect(await oauthFailure(refresh)).toMatchObject({ status: 400, error: "invalid_grant" });
+    },
+  },
+  "POST /oauth/revoke": {
+    ids: ["body:client_id"],
+    answer: "403 unauthorized_client: client Y cannot revoke B's tokens issued to client X, and they keep working",
+    check: async () => {
+      for (const token of [B.oauthAccessToken, B.oauthRefreshToken]) {
+        const res = await h.fetch(h.as.revocation_endpoint!, { method: "POST", body: form({ client_id: cliY.client.client_id, token }) });
+        expect(res.status).toBe(403);
+        expect(await res.json()).toMatchObject({ error: "unauthorized_client" });
+      }
+      expect((await get("/auth/usage/history/v2?limit=1", B.oauthAccessToken)).status).toBe(200);
+    },
+  },
+  "DELETE /auth/api-keys/{api_key_id}": {
+    ids: ["path:api_key_id"],
+    answer: "404, and B's key keeps working",
+    check: async () => {
+      notFound(await api("DELETE", `/auth/api-keys/${b.apiKeyId}`, a.accessToken));
+      expect((await get("/auth/credits", b.apiKey)).status).toBe(200);
+      const keys = (await get("/auth/api-keys", b.accessToken)).body.data.items as { api_key_id: string; revoked_at: string | null }[];
+      expect(keys.find((k) => k.api_key_id === b.apiKeyId)?.revoked_at).toBeNull();
+    },
+  },
+  "POST /search": {
+    ids: ["body:session_id"],
+    answer: "B's session_id only labels the caller's own search; the caller's session timeline never shows B's searches",
+    check: async () => {
+      const planted = await api("POST", "/search", planter.apiKey, { query: "temperature conversion", session_id: B_SESSION });
+      expect(planted.status).toBe(200);
+      noLeak(planted);
+      const theirs = await get(`/auth/lookup?id=${q(B_SESSION)}`, planter.accessToken);
+      expect(theirs.body.data.searches.map((s: { search_id: string }) => s.search_id)).toContain(planted.body.search_id);
+      onlyTheIdOfBsSearch(theirs.body.data.searches);
+      noLeak(theirs);
+      const own = await get(`/auth/lookup?id=${q(B_SESSION)}`, b.accessToken);
+      expect(own.body.data.searches.map((s: { search_id: string }) => s.search_id)).toEqual([B.searchId]);
+    },
+  },
+  "POST /tools/by-ids": {
+    ids: ["body:search_id", "body:session_id", "body:tool_ids"],
+    answer: "B's search_id only labels the caller's own Inspect: the answer holds nothing of B's search, and B's timeline no Inspect of the caller",
+    check: async () => {
+      const planted = await api("POST", "/tools/by-ids", planter.apiKey, { tool_ids: [COMPOUND, B.executionId], search_id: B.searchId, session_id: B_SESSION });
+      expect(planted.status).toBe(200);
+      expect(planted.body.results.map((r: { tool_id: string }) => r.tool_id)).toEqual([COMPOUND]);
+      noLeak(planted);
+      const own = await get(`/auth/lookup?id=${q(B.searchId)}`, b.accessToken);
+      expect(own.body.data.searches[0].inspect_events).toEqual([]);
+    },
+  },
+  "GET /auth/usage/history/v2": {
+    ids: ["query:account_id", "query:api_key_id", "query:execution_id", "query:search_id"],
+    answer: "an empty page for B's ids; 403 for account_id; support reads B's event by its execution id",
+    check: async () => {
+      for (const filter of usageFilters()) emptyList(await get(`/auth/usage/history/v2?${filter}`, a.accessToken));
+      await refusesAccountId("/auth/usage/history/v2");
+      const bySupport = await get(`/auth/usage/history/v2?execution_id=${q(B.executionId)}`, support.accessToken);
+      expect(bySupport.body.data.items.map((i: { id: string }) => i.id)).toEqual([B.usageEventId]);
+    },
+  },
+  "GET /auth/usage/history/v2/summary": {
+    ids: ["query:account_id", "query:api_key_id", "query:execution_id", "query:search_id"],
+    answer: "an empty feed for B's ids; 403 for account_id; support reads B's feed",
+    check: async () => {
+      for (const filter of usageFilters()) emptyList(await get(`/auth/usage/history/v2/summary?${filter}`, a.accessToken));
+      await refusesAccountId("/auth/usage/history/v2/summary");
+      const bySupport = await get(`/auth/usage/history/v2/summary?execution_id=${q(B.executionId)}`, support.accessToken);
+      expect(bySupport.body.data.items).toHaveLength(1);
+    },
+  },
+  "GET /auth/usage/history/v2/export": {
+    ids: ["query:account_id", "query:api_key_id", "query:execution_id", "query:search_id"],
+    answer: "a CSV of the header only for B's ids; 403 for account_id; support exports B's event",
+    check: async () => {
+      for (const filter of usageFilters()) {
+        const res = await get(`/auth/usage/history/v2/export?${filter}`, a.accessToken);
+        expect(res.status).toBe(200);
+        expect(parseCsv(res.text)).toHaveLength(1);
+        noLeak(res);
+      }
+      await refusesAccountId("/auth/usage/history/v2/export");
+      const bySupport = await get(`/auth/usage/history/v2/export?account_id=${b.accountId}`, support.accessToken);
+      expect(bySupport.text).toContain(B.executionId);
+    },
+  },
+  "GET /auth/usage/history/v2/{event_id}": {
+    ids: ["path:event_id", "query:account_id"],
+    answer: "404; 403 for account_id; support reads B's event",
+    check: async () => {
+      notFound(await get(`/auth/usage/history/v2/${B.usageEventId}`, a.accessToken));
+      await refusesAccountId(`/auth/usage/history/v2/${B.usageEventId}`);
+      const bySupport = await get(`/auth/usage/history/v2/${B.usageEventId}`, support.accessToken);
+      expect(bySupport.status).toBe(200);
+      expect(bySupport.body.data).toMatchObject({ id: B.usageEventId, execution_id: B.executionId });
+    },
+  },
+  "GET /auth/usage/credits-spent": {
+    ids: ["query:account_id"],
+    answer: "403 for account_id",
+    check: () => refusesAccountId("/auth/usage/credits-spent"),
+  },
+  "GET /auth/credits/ledger": {
+    ids: ["query:account_id"],
+    answer: "403 for account_id; support lists B's ledger",
+    check: async () => {
+      await refusesAccountId("/auth/credits/ledger");
+      const bySupport = await get(`/auth/credits/ledger?account_id=${b.accountId}`, support.accessToken);
+      expect(bySupport.body.data.items.map((i: { id: string }) => i.id)).toContain(B.ledgerEntryId);
+    },
+  },
+  "GET /auth/credits/ledger/export": {
+    ids: ["query:account_id"],
+    answer: "403 for account_id",
+    check: () => refusesAccountId("/auth/credits/ledger/export"),
+  },
+  "GET /auth/credits/ledger/{entry_id}": {
+    ids: ["path:entry_id", "query:account_id"],
+    answer: "404; 403 for account_id; support reads B's ledger row",
+    check: async () => {
+      notFound(await get(`/auth/credits/ledger/${q(B.ledgerEntryId)}`, a.accessToken));
+      await refusesAccountId(`/auth/credits/ledger/${q(B.ledgerEntryId)}`);
+      const bySupport = await get(`/auth/credits/ledger/${q(B.ledgerEntryId)}`, support.accessToken);
+      expect(bySupport.body.data).toMatchObject({ id: B.ledgerEntryId, execution_id: B.executionId });
+    },
+  },
+  "GET /auth/credits/ledger-readiness": {
+    ids: ["query:account_id"],
+    answer: "403 for account_id",
+    check: () => refusesAccountId("/auth/credits/ledger-readiness"),
+  },
+  "GET /auth/account/settlement-history": {
+    ids: ["query:account_id"],
+    answer: "403 for account_id",
+    check: () => refusesAccountId("/auth/account/settlement-history"),
+  },
+  "GET /auth/lookup": {
+    ids: ["query:account_id", "query:id"],
+    answer: "404 for each kind of B's ids (execution, search, usage event, ledger entry, session); 403 for account_id; support resolves B's execution",
+    check: async () => {
+      for (const id of lookupIds()) notFound(await get(`/auth/lookup?id=${q(id)}`, a.accessToken));
+      await refusesAccountId(`/auth/lookup?id=${q(B.executionId)}`);
+      const bySupport = await get(`/auth/lookup?id=${q(B.executionId)}`, support.accessToken);
+      expect(bySupport.body.data).toMatchObject({ account_id: b.accountId, resolved_as: "execution_id" });
+    },
+  },
+};
+
+/** A Call whose result is truncated (so it has a signed URL to its full content). */
+async function truncatedCall(seeded: Seeded, extra: Record<string, unknown>, headers: Record<string, string> = {}) {
+  const body = { tool_id: COMPOUND, parameters: COMPOUND_PARAMS, max_response_size: 10, ...extra };
+  const res = await api("POST", "/tools/execute", seeded.apiKey, body, headers);
+  expect(res.status).toBe(200);
+  expect(res.body.result.full_content_file_url).toEqual(expect.any(String));
+  return { body, executionId: res.body.execution_id as string, url: new URL(res.body.result.full_content_file_url) };
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await importDemoCatalog(database.db);
+  h = await startOAuthHarness(database);
+  doc = (await api("GET", "/openapi.json")).body;
+  a = await seedAccount(database.db, { credits: "10" });
+  b = await seedAccount(database.db, { credits: "10" });
+  planter = await seedAccount(database.db, { credits: "10" });
+  support = await seedAccount(database.db, { role: "support" });
+  cliX = await registerClient(database.db, { name: "Client X", type: "public", grants: ["device_code", "refresh_token"] });
+  cliY = await registerClient(database.db, { name: "Client Y", type: "public", grants: ["device_code", "refresh_token"] });
+
+  const search = await api("POST", "/search", b.apiKey, { query: `compound interest ${B_MARKER}`, session_id: B_SESSION });
+  expect(search.status).toBe(200);
+  B.searchId = search.body.search_id;
+  const call = await truncatedCall(b, { search_id: B.searchId, session_id: B_SESSION }, { "Idempotency-Key": B_IDEMPOTENCY_KEY });
+  Object.assign(B, { executionId: call.executionId, resultUrl: call.url, callBody: call.body });
+  const event = (await get(`/auth/usage/history/v2?execution_id=${q(B.executionId)}`, b.accessToken)).body.data.items[0];
+  expect(event.credits_ledger_entry_id).toEqual(expect.any(String));
+  Object.assign(B, { usageEventId: event.id, ledgerEntryId: event.credits_ledger_entry_id });
+  aResultUrl = (await truncatedCall(a, {})).url;
+
+  // B's OAuth tokens, issued to client X through the device flow.
+  const started = await oauth.processDeviceAuthorizationResponse(h.as, cliX.client, await oauth.deviceAuthorizationRequest(h.as, cliX.client, cliX.auth, { scope: "usage:read" }, h.http));
+  await decideDeviceAuthorization(database.db, { userCode: started.user_code, userId: b.userId, accountId: b.accountId, approve: true });
+  const tokens = await oauth.processDeviceCodeResponse(h.as, cliX.client, await oauth.deviceCodeGrantRequest(h.as, cliX.client, cliX.auth, started.device_code, h.http));
+  Object.assign(B, { oauthAccessToken: tokens.access_token, oauthRefreshToken: tokens.refresh_token });
+});
+
+describe("cross-account ids (OWASP API1)", () => {
+  it("the table has a row for every id-taking operation of the published OpenAPI description, with its id inputs", () => {
+    const table = Object.fromEntries(Object.entries(TABLE).map(([op, row]) => [op, [...row.ids].sort()]));
+    expect(table).toEqual(idTakingOperations(doc));
+  });
+
+  it.for(Object.entries(TABLE).map(([op, row]) => [op, row.answer] as const))("%s: another account's id gets %s", async ([op]) => {
+    await TABLE[op].check();
+  });
+});

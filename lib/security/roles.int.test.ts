@@ -1,0 +1,176 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { and, eq, sql } from "drizzle-orm";
+import { createTestDatabase } from "../testing/database";
+import { startTestServer, type TestServer } from "../testing/server";
+import { bearer, seedAccount } from "../testing/fixtures";
+import { importDemoCatalog } from "../testing/catalog";
+import { operationsAccepting, operationsWithAccountId } from "../testing/openapi-ids";
+import type { OpenApiDocument } from "../testing/openapi-arbitrary";
+import { createUser } from "../accounts/create-user";
+import { DEFAULT_SCOPE, issueAccessToken } from "../auth/jwt";
+import { supportAccessLog } from "../db/schema";
+import type { Database } from "../db/types";
+
+/**
+ * Roles on the API. Owner and member hold the same rights over their own account (there is no
+ * owner-only operation); support alone may name another account (`account_id`) and every such
+ * read is recorded. A revoked API key fails at once. The operation lists come from the published
+ * OpenAPI description, so a new operation is covered (or fails here until it is).
+ */
+
+type Seeded = Awaited<ReturnType<typeof seedAccount>>;
+type Json = ReturnType<typeof JSON.parse>;
+
+const COMPOUND = "builtin.finance.compound_interest";
+const COMPOUND_PARAMS = { principal: 100, annual_rate_percent: 5, years: 2 };
+
+let database: Database;
+let server: TestServer;
+let doc: OpenApiDocument;
+let owner: Seeded;
+let memberToken: string;
+let other: Seeded;
+let support: Seeded;
+/** The owner's account's Call and its audit rows. */
+const own = {} as { executionId: string; usageEventId: string; ledgerEntryId: string };
+/** The other account's Call and its audit rows, which support reads. */
+const theirs = {} as { executionId: string; usageEventId: string; ledgerEntryId: string };
+
+async function api(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: Json; headers: Headers }> {
+  const res = await fetch(`${server.url}/api/v1${path}`, {
+    method,
+    headers: { ...bearer(token), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: Json = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // CSV exports stay text.
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+async function chargedCall(seeded: Seeded) {
+  const call = await api("POST", "/tools/execute", seeded.apiKey, { tool_id: COMPOUND, parameters: COMPOUND_PARAMS });
+  expect(call.body.success).toBe(true);
+  const event = (await api("GET", `/auth/usage/history/v2?execution_id=${call.body.execution_id}`, seeded.accessToken)).body.data.items[0];
+  return { executionId: call.body.execution_id as string, usageEventId: event.id as string, ledgerEntryId: event.credits_ledger_entry_id as string };
+}
+
+const createKey = async (token: string) => (await api("POST", "/auth/api-keys", token, { name: "role test" })).body.data.api_key_id as string;
+
+/**
+ * One request per JWT operation, on the caller's own account, and the status owner and member both
+ * get. `other` is the token of the other role of the same account (keys are the account's).
+ */
+const OWN_ACCOUNT: Record<string, { status: number; send: (token: string, other: string) => Promise<{ status: number }> }> = {
+  "GET /auth/credits": { status: 200, send: (t) => api("GET", "/auth/credits", t) },
+  "GET /credits": { status: 200, send: (t) => api("GET", "/credits", t) },
+  "POST /auth/verify-token": { status: 200, send: (t) => api("POST", "/auth/verify-token", t) },
+  // A user's access token is not a Call credential, whatever the role (API key or delegation token only).
+  "POST /tools/execute": { status: 401, send: (t) => api("POST", "/tools/execute", t, { tool_id: COMPOUND, parameters: COMPOUND_PARAMS }) },
+  "GET /auth/api-keys": { status: 200, send: (t) => api("GET", "/auth/api-keys", t) },
+  "POST /auth/api-keys": { status: 200, send: (t) => api("POST", "/auth/api-keys", t, { name: "by role" }) },
+  "DELETE /auth/api-keys/{api_key_id}": { status: 200, send: async (t, o) => api("DELETE", `/auth/api-keys/${await createKey(o)}`, t) },
+  "GET /auth/usage/history/v2": { status: 200, send: (t) => api("GET", `/auth/usage/history/v2?execution_id=${own.executionId}`, t) },
+  "GET /auth/usage/history/v2/summary": { status: 200, send: (t) => api("GET", "/auth/usage/history/v2/summary", t) },
+  "GET /auth/usage/history/v2/export": { status: 200, send: (t) => api("GET", "/auth/usage/history/v2/export", t) },
+  "GET /auth/usage/history/v2/{event_id}": { status: 200, send: (t) => api("GET", `/auth/usage/history/v2/${own.usageEventId}`, t) },
+  "GET /auth/usage/credits-spent": { status: 200, send: (t) => api("GET", "/auth/usage/credits-spent", t) },
+  "GET /auth/credits/ledger": { status: 200, send: (t) => api("GET", "/auth/credits/ledger", t) },
+  "GET /auth/credits/ledger/export": { status: 200, send: (t) => api("GET", "/auth/credits/ledger/export", t) },
+  "GET /auth/credits/ledger/{entry_id}": { status: 200, send: (t) => api("GET", `/auth/credits/ledger/${own.ledgerEntryId}`, t) },
+  "GET /auth/credits/ledger-readiness": { status: 200, send: (t) => api("GET", "/auth/credits/ledger-readiness", t) },
+  "GET /auth/account/settlement-history": { status: 200, send: (t) => api("GET", "/auth/account/settlement-history", t) },
+  "GET /auth/lookup": { status: 200, send: (t) => api("GET", `/auth/lookup?id=${own.executionId}`, t) },
+};
+
+/** The other account's read through `account_id`, with the ids the operation needs. */
+function accountIdRead(op: string, accountId: string): string {
+  const path = op
+    .split(" ")[1]
+    .replace("{event_id}", theirs.usageEventId)
+    .replace("{entry_id}", theirs.ledgerEntryId);
+  const needsId = op === "GET /auth/lookup" ? `id=${theirs.executionId}&` : "";
+  return `${path}?${needsId}account_id=${accountId}`;
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await importDemoCatalog(database.db);
+  server = await startTestServer(database);
+  doc = (await (await fetch(`${server.url}/api/v1/openapi.json`)).json()) as OpenApiDocument;
+  owner = await seedAccount(database.db, { credits: "10" });
+  const member = await createUser(database.db, { accountId: owner.accountId, email: `member-${owner.accountId}@example.test`, password: "correct horse battery", role: "member" });
+  memberToken = (await issueAccessToken(database.db, { userId: member.user_id, accountId: owner.accountId, role: "member", scope: DEFAULT_SCOPE, ttlSeconds: 600 })).accessToken;
+  other = await seedAccount(database.db, { credits: "10" });
+  support = await seedAccount(database.db, { role: "support" });
+  Object.assign(own, await chargedCall(owner));
+  Object.assign(theirs, await chargedCall(other));
+});
+
+describe("owner and member", () => {
+  it("the table has a request for every operation that takes a JWT", () => {
+    expect(Object.keys(OWN_ACCOUNT).sort()).toEqual(operationsAccepting(doc, "JwtAuth"));
+  });
+
+  it.for(Object.keys(OWN_ACCOUNT))("%s: a member gets what the owner gets on their account", async (op) => {
+    const { status, send } = OWN_ACCOUNT[op];
+    expect((await send(owner.accessToken, memberToken)).status).toBe(status);
+    expect((await send(memberToken, owner.accessToken)).status).toBe(status);
+  });
+
+  it("the token says which role it carries", async () => {
+    expect((await api("POST", "/auth/verify-token", memberToken)).body.data).toMatchObject({ role: "member", account_id: owner.accountId });
+    expect((await api("POST", "/auth/verify-token", owner.accessToken)).body.data).toMatchObject({ role: "owner", account_id: owner.accountId });
+  });
+});
+
+describe("account_id: support only", () => {
+  it("owner and member get 403 on every operation that takes account_id; support reads, and each read is in support_access_log", async () => {
+    const ops = operationsWithAccountId(doc);
+    expect(ops.length).toBeGreaterThanOrEqual(10);
+    for (const op of ops) {
+      for (const token of [owner.accessToken, memberToken]) {
+        const res = await api("GET", accountIdRead(op, other.accountId), token);
+        expect(res.status, `${op} as a non-support user`).toBe(403);
+        expect(JSON.stringify(res.body)).not.toContain(theirs.executionId);
+      }
+      const res = await api("GET", accountIdRead(op, other.accountId), support.accessToken);
+      expect(res.status, `${op} as support`).toBe(200);
+    }
+    const logged = await database.db
+      .select({ resource: supportAccessLog.resource })
+      .from(supportAccessLog)
+      .where(and(eq(supportAccessLog.userId, support.userId), eq(supportAccessLog.targetAccountId, other.accountId)));
+    // The log names the route as the router does (`/ledger/:entry_id`).
+    expect(logged.map((r) => r.resource.replace(/:(\w+)/g, "{$1}")).sort()).toEqual(ops);
+  });
+
+  it("support's reads of its own account are not logged as support access", async () => {
+    const before = await database.db.select({ n: sql<number>`count(*)::int` }).from(supportAccessLog).where(eq(supportAccessLog.userId, support.userId));
+    expect((await api("GET", "/auth/credits/ledger", support.accessToken)).status).toBe(200);
+    const after = await database.db.select({ n: sql<number>`count(*)::int` }).from(supportAccessLog).where(eq(supportAccessLog.userId, support.userId));
+    expect(after[0].n).toBe(before[0].n);
+  });
+});
+
+describe("a revoked API key", () => {
+  it("answers 401 at once on every operation that takes an API key", async () => {
+    const created = (await api("POST", "/auth/api-keys", owner.accessToken, { name: "to revoke" })).body.data as { api_key_id: string; api_key: string };
+    // Used first, so this instance holds it in its key cache: revocation must not wait for that to expire.
+    expect((await api("GET", "/auth/credits", created.api_key)).status).toBe(200);
+    expect((await api("DELETE", `/auth/api-keys/${created.api_key_id}`, owner.accessToken)).status).toBe(200);
+    const ops = operationsAccepting(doc, "ApiKeyAuth");
+    expect(ops).toContain("POST /tools/execute");
+    for (const op of ops) {
+      const [method, path] = op.split(" ");
+      const res = await api(method, path, created.api_key, method === "POST" ? {} : undefined);
+      expect(res.status, op).toBe(401);
+      expect(res.body).toMatchObject({ status: "failure", status_code: 401, message: "Unknown or revoked API key" });
+      expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    }
+  });
+});
