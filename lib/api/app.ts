@@ -39,6 +39,7 @@ import { registerLedgerReadiness } from "./routes/ledger-readiness";
 import { registerSettlementHistory } from "./routes/settlement-history";
 import { registerLookup } from "./routes/lookup";
 import { registerOpenApiJson } from "./routes/openapi-json";
+import { PROTECTED_RESOURCE_PATH, protectedResourceHandler, registerMcp } from "./routes/mcp";
 import { registerOpenApiYaml } from "./routes/openapi-yaml";
 
 /** Every operation of the public API, in one list: the OpenAPI description is generated from it. */
@@ -77,6 +78,7 @@ const operations: ((app: ApiApp) => void)[] = [
   registerLedgerReadiness,
   registerSettlementHistory,
   registerLookup,
+  registerMcp,
 ];
 
 export const API_BASE_PATH = "/api/v1";
@@ -119,6 +121,7 @@ export function createApiApp(deps: ApiDeps) {
   root.notFound((c) => publicApiError(c, 404, `No operation ${c.req.method} ${c.req.path}`));
   root.get(WELL_KNOWN_JWKS_PATH, namedOperation(`GET ${WELL_KNOWN_JWKS_PATH}`, jwksHandler));
   root.get(OAUTH_METADATA_PATH, namedOperation(`GET ${OAUTH_METADATA_PATH}`, oauthMetadataHandler));
+  root.get(PROTECTED_RESOURCE_PATH, namedOperation(`GET ${PROTECTED_RESOURCE_PATH}`, protectedResourceHandler));
   root.route(API_BASE_PATH, api);
   return {
     fetch: withRequestContext(root.fetch, deps),

@@ -83,13 +83,15 @@ beforeAll(async () => {
 /** Responses by operation and status (FUZZ_REPORT=1 prints them: which code the fuzz reached). */
 const statuses = new Map<string, number>();
 
-/** The contract's error shapes (section 2.8, HTTPValidationError, the Call's failure, OAuth's RFC 6749 5.2). */
+/** The contract's error shapes (section 2.8, HTTPValidationError, the Call's failure, OAuth's RFC 6749 5.2), and JSON-RPC's for MCP. */
 function contractError(body: unknown): boolean {
   if (!body || typeof body !== "object") return false;
   const b = body as Record<string, unknown>;
   if (b.status === "failure" && typeof b.status_code === "number" && typeof b.message === "string") return true;
   if (Array.isArray(b.detail)) return b.detail.every((d) => d && typeof d === "object" && Array.isArray((d as { loc?: unknown }).loc) && typeof (d as { msg?: unknown }).msg === "string");
   if (b.success === false && typeof b.error_message === "string") return true;
+  // The MCP endpoint speaks JSON-RPC 2.0: its errors are JSON-RPC error objects.
+  if (b.jsonrpc === "2.0" && b.error && typeof (b.error as { message?: unknown }).message === "string") return true;
   return typeof b.error === "string";
 }
 

@@ -85,7 +85,22 @@ const OWN_ACCOUNT: Record<string, { status: number; send: (token: string, other:
   "GET /auth/credits/ledger-readiness": { status: 200, send: (t) => api("GET", "/auth/credits/ledger-readiness", t) },
   "GET /auth/account/settlement-history": { status: 200, send: (t) => api("GET", "/auth/account/settlement-history", t) },
   "GET /auth/lookup": { status: 200, send: (t) => api("GET", `/auth/lookup?id=${own.executionId}`, t) },
+  // MCP: a user's access token opens a session (its `call` tool refuses it, as REST's Call does).
+  "POST /mcp": { status: 200, send: (t) => mcp("POST", t, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "roles", version: "1" } } }) },
+  "GET /mcp": { status: 405, send: (t) => mcp("GET", t) },
+  "DELETE /mcp": { status: 405, send: (t) => mcp("DELETE", t) },
 };
+
+/** A request to the MCP endpoint as an MCP client sends it (both response types accepted). */
+async function mcp(method: string, token: string, body?: unknown) {
+  const res = await fetch(`${server.url}/api/v1/mcp`, {
+    method,
+    headers: { ...bearer(token), Accept: "application/json, text/event-stream", ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  await res.text();
+  return { status: res.status };
+}
 
 /** The other account's read through `account_id`, with the ids the operation needs. */
 function accountIdRead(op: string, accountId: string): string {

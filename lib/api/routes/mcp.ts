@@ -1,0 +1,129 @@
+// POST/GET/DELETE /api/v1/mcp — Tollgate as an MCP server (Streamable HTTP, stateless), and the
+// RFC 9728 protected-resource metadata MCP clients read to run the OAuth flow themselves.
+import type { Context } from "hono";
+import { z } from "@hono/zod-openapi";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { ApiApp, ApiEnv, AuthContext } from "../../http/context";
+import type { Db } from "../../db/types";
+import { authenticateApiKey, looksLikeApiKey } from "../../auth/api-keys";
+import { looksLikeJwt, verifyAccessToken } from "../../auth/jwt";
+import { apiAudience, issuer } from "../../auth/issuer";
+import { DomainError, unauthorized } from "../../errors";
+import { SCOPES } from "../../oauth/scopes";
+import { clientIp, consumeRateLimit } from "../../http/rate-limit";
+import { publicApiError } from "../../http/responses";
+import { PublicApiErrorSchema, security } from "../../http/schemas";
+import { publicUrl } from "../../env";
+import { buildMcpServer } from "../../mcp/tollgate-mcp-server";
+
+export const MCP_PATH = "/mcp";
+export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
+
+/** Where an MCP client finds how to get a token (RFC 9728 §5.1, the `resource_metadata` parameter). */
+function resourceMetadataUrl(): string {
+  return `${publicUrl()}${PROTECTED_RESOURCE_PATH}`;
+}
+
+/** An API key, a user's access token, or an agent's delegation token: the same checks as REST. */
+async function authenticate(db: Db, header: string | undefined): Promise<AuthContext> {
+  if (!header) throw unauthorized("Missing Authorization header");
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw unauthorized("Malformed Authorization header: expected `Bearer <credential>`");
+  const token = match[1];
+  if (looksLikeApiKey(token)) {
+    const p = await authenticateApiKey(db, token);
+    return { kind: "api_key", accountId: p.accountId, apiKeyId: p.apiKeyId };
+  }
+  if (looksLikeJwt(token)) {
+    const claims = await verifyAccessToken(db, token);
+    if (claims.token_use === "delegation") return { kind: "delegation", accountId: claims.acct, userId: claims.sub, claims };
+    return { kind: "jwt", accountId: claims.acct, userId: claims.sub, role: claims.role, claims };
+  }
+  throw unauthorized("Malformed API key");
+}
+
+async function handleMcp(c: Context<ApiEnv>) {
+  c.env.operation = `${c.req.method} ${MCP_PATH}`;
+  let auth: AuthContext;
+  try {
+    auth = await authenticate(c.env.db, c.req.header("authorization"));
+  } catch (err) {
+    if (!(err instanceof DomainError) || err.code !== "unauthorized") throw err;
+    await consumeRateLimit(c, "execute", `ip:${clientIp(c)}`);
+    c.header("WWW-Authenticate", `Bearer resource_metadata="${resourceMetadataUrl()}", error="invalid_token", error_description="${err.message.replaceAll('"', "'")}"`);
+    return publicApiError(c, 401, err.message, { guidance: "Send `Authorization: Bearer <API_KEY>` or an OAuth access token (see resource_metadata in WWW-Authenticate).", remaining_credits: null });
+  }
+  c.env.accountId = auth.accountId;
+  // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
+  if (c.req.method !== "POST") {
+    c.header("Allow", "POST");
+    return c.json({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this MCP server is stateless; send JSON-RPC messages with POST" }, id: null }, 405);
+  }
+  const server = buildMcpServer(c, auth);
+  // Stateless: no session to keep, so any instance answers any request; JSON responses, no SSE stream.
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(c.req.raw);
+  } finally {
+    void server.close();
+  }
+}
+
+function protectedResourceHandler(c: Context) {
+  c.header("Cache-Control", "public, max-age=300");
+  return c.json(
+    {
+      resource: apiAudience(),
+      authorization_servers: [issuer()],
+      bearer_methods_supported: ["header"],
+      scopes_supported: Object.keys(SCOPES),
+      resource_name: "Tollgate API (REST and MCP)",
+    },
+    200,
+  );
+}
+
+const ProtectedResourceSchema = z
+  .object({
+    resource: z.string(),
+    authorization_servers: z.array(z.string()),
+    bearer_methods_supported: z.array(z.string()),
+    scopes_supported: z.array(z.string()),
+    resource_name: z.string(),
+  })
+  .openapi("ProtectedResourceMetadata");
+
+export function registerMcp(app: ApiApp) {
+  app.on(["GET", "POST", "DELETE"], MCP_PATH, handleMcp);
+  const described = {
+    path: MCP_PATH,
+    tags: ["MCP"] as string[],
+    security: security.apiKeyOrJwt,
+    description:
+      "The MCP Streamable HTTP transport (stateless; JSON responses). Tools: discover, inspect, probe, call — the Discover, Inspect, Probe and Call " +
+      "operations with the same credentials, rate limits and reason codes. Errors of the contract come back as tool results with isError. docs/mcp.md.",
+    responses: {
+      200: { description: "A JSON-RPC response", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } },
+      401: { description: "No or bad credential; WWW-Authenticate names the protected-resource metadata", content: { "application/json": { schema: PublicApiErrorSchema } } },
+      400: { description: "Not a JSON-RPC message (JSON-RPC error object)", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } },
+      405: { description: "GET and DELETE: no server-initiated stream or session in stateless mode", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } },
+      406: { description: "The client does not accept both application/json and text/event-stream (JSON-RPC error object)", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } },
+    },
+  };
+  app.openAPIRegistry.registerPath({ ...described, method: "post", summary: "MCP: one JSON-RPC message (initialize, tools/list, tools/call, ...)" });
+  app.openAPIRegistry.registerPath({ ...described, method: "get", summary: "MCP: server-to-client stream (not offered: 405)" });
+  app.openAPIRegistry.registerPath({ ...described, method: "delete", summary: "MCP: end a session (none in stateless mode: 405)" });
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: PROTECTED_RESOURCE_PATH,
+    servers: [{ url: "/" }],
+    tags: ["OAuth"],
+    summary: "Protected resource metadata (RFC 9728): the authorization server MCP clients get tokens from",
+    security: [],
+    responses: { 200: { description: "Metadata", content: { "application/json": { schema: ProtectedResourceSchema } } } },
+  });
+}
+
+/** The root app serves this at the site root (RFC 9728 §3), next to the authorization server's metadata. */
+export { protectedResourceHandler };

@@ -1,0 +1,168 @@
+// Tollgate's MCP endpoint driven by the SDK's own client over Streamable HTTP, against the real API
+// server and database: the four tools, their schemas and annotations, money and audit exactly as
+// REST, and contract errors as tool results with isError.
+import { beforeAll, describe, expect, it } from "vitest";
+import { and, eq } from "drizzle-orm";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { createTestDatabase } from "../testing/database";
+import { startTestServer, type TestServer } from "../testing/server";
+import { bearer, seedAccount } from "../testing/fixtures";
+import { importDemoCatalog } from "../testing/catalog";
+import { verifyLedger } from "../audit/verify";
+import { creditBalances, creditsLedger, usageEvents } from "../db/schema";
+import type { Database } from "../db/types";
+
+const COMPOUND = "builtin.finance.compound_interest";
+const PARAMS = { principal: 100, annual_rate_percent: 5, years: 2 };
+
+let database: Database;
+let server: TestServer;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await importDemoCatalog(database.db);
+  server = await startTestServer(database);
+});
+
+async function connect(token: string): Promise<Client> {
+  const client = new Client({ name: "tollgate-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/v1/mcp`), { requestInit: { headers: bearer(token) } }));
+  return client;
+}
+
+type Structured = Record<string, unknown> & { results?: Record<string, unknown>[] };
+async function tool(client: Client, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; data: Structured }> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const data = result.structuredContent as Structured;
+  // The same JSON as text, for clients that read only text content.
+  expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(data);
+  return { isError: result.isError === true, data };
+}
+
+async function balance(accountId: string): Promise<number> {
+  const [row] = await database.db.select().from(creditBalances).where(eq(creditBalances.accountId, accountId));
+  return Number(row.paidCredits) + Number(row.bonusCredits) + Number(row.rewardCredits);
+}
+
+describe("MCP: connecting", () => {
+  it("without a credential answers 401 naming the protected-resource metadata, which names the authorization server", async () => {
+    const res = await fetch(`${server.url}/api/v1/mcp`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } }),
+    });
+    expect(res.status).toBe(401);
+    const challenge = res.headers.get("www-authenticate") ?? "";
+    const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
+    expect(metadataUrl).toMatch(/\/\.well-known\/oauth-protected-resource$/);
+    expect(await res.json()).toMatchObject({ status: "failure", status_code: 401 });
+    const metadata = await (await fetch(`${server.url}${new URL(metadataUrl!).pathname}`)).json();
+    expect(metadata).toMatchObject({ resource: expect.stringMatching(/\/api\/v1$/), authorization_servers: [expect.any(String)], bearer_methods_supported: ["header"] });
+    expect(metadata.scopes_supported).toContain("tools:execute");
+  });
+
+  it("lists four tools with input and output schemas; discover, inspect and probe are read-only", async () => {
+    const a = await seedAccount(database.db);
+    const client = await connect(a.apiKey);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["call", "discover", "inspect", "probe"]);
+    for (const t of tools) {
+      expect(t.description!.length).toBeGreaterThan(40);
+      expect(t.inputSchema.type).toBe("object");
+      expect(t.outputSchema?.type).toBe("object");
+      expect(t.annotations?.readOnlyHint).toBe(t.name !== "call");
+    }
+    expect(tools.find((t) => t.name === "call")!.inputSchema.required).toEqual(["tool_id", "parameters"]);
+    await client.close();
+  });
+});
+
+describe("MCP: discover → inspect → probe → call, metered exactly as REST", () => {
+  it("a priced builtin Call charges 1 credit with its usage event and ledger row, like the same Call over REST", async () => {
+    const a = await seedAccount(database.db, { credits: "5" });
+    const client = await connect(a.apiKey);
+
+    const found = await tool(client, "discover", { query: "compound interest on savings", limit: 5 });
+    expect(found.isError).toBe(false);
+    const card = found.data.results!.find((r) => r.tool_id === COMPOUND);
+    expect(card).toMatchObject({ cost_class: "low", capability: expect.any(String) });
+    expect(found.data.search_id).toMatch(/^srch_/);
+
+    const inspected = await tool(client, "inspect", { tool_ids: [COMPOUND], search_id: found.data.search_id });
+    expect(inspected.data.results![0]).toMatchObject({ tool_id: COMPOUND, params: expect.any(Array) });
+
+    const probed = await tool(client, "probe", { tool_id: COMPOUND, parameters: PARAMS });
+    expect(probed.data).toMatchObject({ schema: { valid: true }, quote: { estimate_credits: 1 }, executed: false, charged: false });
+
+    const called = await tool(client, "call", { tool_id: COMPOUND, parameters: PARAMS, search_id: found.data.search_id });
+    expect(called.isError).toBe(false);
+    expect(called.data).toMatchObject({ success: true, cost: 1, remaining_credits: 4, execution_id: expect.stringMatching(/^exe_/) });
+    await client.close();
+
+    // The same Call over REST: the same result and the same charge.
+    const rest = await fetch(`${server.url}/api/v1/tools/execute`, { method: "POST", headers: { ...bearer(a.apiKey), "Content-Type": "application/json" }, body: JSON.stringify({ tool_id: COMPOUND, parameters: PARAMS }) });
+    const restBody = await rest.json();
+    expect(restBody.result).toEqual(called.data.result);
+    expect(restBody).toMatchObject({ cost: 1, remaining_credits: 3 });
+    expect(await balance(a.accountId)).toBe(3);
+
+    const [event] = await database.db.select().from(usageEvents).where(and(eq(usageEvents.accountId, a.accountId), eq(usageEvents.executionId, called.data.execution_id as string)));
+    expect(event).toMatchObject({ chargeOutcome: "charged", reasonCode: "result.valid", searchId: found.data.search_id });
+    const [row] = await database.db.select().from(creditsLedger).where(eq(creditsLedger.id, event.creditsLedgerEntryId!));
+    expect(Number(row.amountCredits)).toBe(-1);
+    expect(row.executionId).toBe(called.data.execution_id);
+    expect((await verifyLedger(database.db, { accountId: a.accountId })).violations).toEqual([]);
+  });
+});
+
+describe("MCP: contract errors are tool results with isError, in REST's words", () => {
+  it("402 without credits: nothing executed or charged", async () => {
+    const a = await seedAccount(database.db, { credits: "0" });
+    const client = await connect(a.apiKey);
+    const { isError, data } = await tool(client, "call", { tool_id: COMPOUND, parameters: PARAMS });
+    expect(isError).toBe(true);
+    expect(data).toMatchObject({ success: false, reason_code: "billing.insufficient_credits", error_message: expect.stringMatching(/credit/i) });
+    expect(await balance(a.accountId)).toBe(0);
+    await client.close();
+  });
+
+  it("invalid parameters are refused before execution (validation_error), as REST's 422", async () => {
+    const a = await seedAccount(database.db, { credits: "5" });
+    const client = await connect(a.apiKey);
+    const { isError, data } = await tool(client, "call", { tool_id: COMPOUND, parameters: { principal: -1 } });
+    expect(isError).toBe(true);
+    expect(data).toMatchObject({ success: false, reason_code: "validation_error", error_message: expect.stringContaining("principal") });
+    expect(await balance(a.accountId)).toBe(5);
+    await client.close();
+  });
+
+  it("max_cost below the quote refuses the Call before anything runs", async () => {
+    const a = await seedAccount(database.db, { credits: "5" });
+    const client = await connect(a.apiKey);
+    const { isError, data } = await tool(client, "call", { tool_id: COMPOUND, parameters: PARAMS, max_cost: 0.5 });
+    expect(isError).toBe(true);
+    expect(data).toMatchObject({ reason_code: "billing.max_cost_exceeded", quote: { estimate_credits: 1 } });
+    expect(await balance(a.accountId)).toBe(5);
+    expect(await database.db.select().from(usageEvents).where(and(eq(usageEvents.accountId, a.accountId), eq(usageEvents.eventType, "tool_execute")))).toEqual([]);
+    await client.close();
+  });
+
+  it("a user's access token discovers but does not call (the REST rule), and the rate limit shares REST's bucket", async () => {
+    const a = await seedAccount(database.db, { credits: "5" });
+    const client = await connect(a.accessToken);
+    expect((await tool(client, "discover", { query: "temperature" })).isError).toBe(false);
+    const refused = await tool(client, "call", { tool_id: COMPOUND, parameters: PARAMS });
+    expect(refused).toMatchObject({ isError: true, data: { reason_code: "unauthorized" } });
+    await client.close();
+
+    // 120 searches a minute per account, over REST and MCP together.
+    const rest = await Promise.all(Array.from({ length: 119 }, () => fetch(`${server.url}/api/v1/search`, { method: "POST", headers: { ...bearer(a.apiKey), "Content-Type": "application/json" }, body: JSON.stringify({ query: "x" }) }).then((r) => r.status)));
+    expect(rest.filter((s) => s === 200)).toHaveLength(119);
+    const viaKey = await connect(a.apiKey);
+    const limited = await tool(viaKey, "discover", { query: "temperature" });
+    expect(limited).toMatchObject({ isError: true, data: { reason_code: "rate_limited" } });
+    await viaKey.close();
+  });
+});
