@@ -13,6 +13,11 @@ import { importDemoCatalog } from "../testing/catalog";
 import { verifyLedger } from "../audit/verify";
 import { creditBalances, creditsLedger, usageEvents } from "../db/schema";
 import type { Database } from "../db/types";
+import * as oauth from "oauth4webapi";
+import { registerClient, startOAuthHarness } from "../testing/oauth";
+import { issueAccessToken } from "../auth/jwt";
+import { apiAudience } from "../auth/issuer";
+import { ACCESS_TOKEN_TYPE } from "../oauth/token-exchange";
 
 const COMPOUND = "builtin.finance.compound_interest";
 const PARAMS = { principal: 100, annual_rate_percent: 5, years: 2 };
@@ -164,5 +169,36 @@ describe("MCP: contract errors are tool results with isError, in REST's words", 
     const limited = await tool(viaKey, "discover", { query: "temperature" });
     expect(limited).toMatchObject({ isError: true, data: { reason_code: "rate_limited" } });
     await viaKey.close();
+  });
+});
+
+describe("MCP: an agent's delegation token", () => {
+  it("works through MCP and its max_credits holds under 50 concurrent calls", async () => {
+    const h = await startOAuthHarness(database);
+    const runtime = await registerClient(database.db, { name: "MCP agent runtime", type: "confidential", agentRuntime: true });
+    const user = await seedAccount(database.db, { credits: "100" });
+    const subject = (await issueAccessToken(database.db, { userId: user.userId, accountId: user.accountId, role: "owner", scope: "tools:read tools:execute", ttlSeconds: 600 })).accessToken;
+    const params = [
+      ["subject_token", subject],
+      ["subject_token_type", ACCESS_TOKEN_TYPE],
+      ["resource", apiAudience()],
+      ["scope", "tools:execute"],
+      ["max_credits", "7"],
+      ["tool_ids", COMPOUND],
+    ];
+    const tokens = await oauth
+      .genericTokenEndpointRequest(h.as, runtime.client, runtime.auth, "urn:ietf:params:oauth:grant-type:token-exchange", params, h.http)
+      .then((res) => oauth.processGenericTokenEndpointResponse(h.as, runtime.client, res));
+
+    const clients = await Promise.all(Array.from({ length: 5 }, () => connect(tokens.access_token)));
+    const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => tool(clients[i % 5], "call", { tool_id: COMPOUND, parameters: { ...PARAMS, years: 1 + (i % 10) } })));
+    expect(outcomes.filter((o) => !o.isError)).toHaveLength(7);
+    expect(outcomes.filter((o) => o.isError).every((o) => o.data.success === false && typeof o.data.error_message === "string")).toBe(true);
+    expect(await balance(user.accountId)).toBe(93);
+    // A tool outside the delegation is refused, as over REST.
+    const other = await tool(clients[0], "call", { tool_id: "builtin.text.slugify", parameters: { text: "Hello World" } });
+    expect(other).toMatchObject({ isError: true, data: { success: false } });
+    await Promise.all(clients.map((c) => c.close()));
+    expect((await verifyLedger(database.db, { accountId: user.accountId })).violations).toEqual([]);
   });
 });
