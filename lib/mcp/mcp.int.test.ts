@@ -34,16 +34,19 @@ beforeAll(async () => {
 async function connect(token: string): Promise<Client> {
   const client = new Client({ name: "tollgate-test", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/v1/mcp`), { requestInit: { headers: bearer(token) } }));
+  // The client validates every structured answer against the tool's outputSchema once it has listed them.
+  await client.listTools();
   return client;
 }
 
 type Structured = Record<string, unknown> & { results?: Record<string, unknown>[] };
 async function tool(client: Client, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; data: Structured }> {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  const data = result.structuredContent as Structured;
-  // The same JSON as text, for clients that read only text content.
-  expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(data);
-  return { isError: result.isError === true, data };
+  const text = JSON.parse((result.content[0] as { text: string }).text) as Structured;
+  // Success: structured content, and the same JSON as text; an error: its JSON as text only.
+  if (result.isError) expect(result.structuredContent).toBeUndefined();
+  else expect(result.structuredContent).toEqual(text);
+  return { isError: result.isError === true, data: text };
 }
 
 async function balance(accountId: string): Promise<number> {

@@ -19,9 +19,14 @@ import { CALL_SCOPE, missingScopes } from "../oauth/scopes";
 import { searchLangs } from "../search/schemas";
 import { API_VERSION } from "../version";
 
-/** What a tool answers: the REST body as structured content, and the same JSON as text for clients that read only text. */
+/**
+ * What a tool answers: the REST body as structured content, and the same JSON as text for clients
+ * that read only text. An error is text only (its JSON: reason_code, error_message, ...): clients
+ * validate structured content against the tool's outputSchema, which describes success.
+ */
 function answer(data: Record<string, unknown>, isError = false): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(data) }], structuredContent: data, ...(isError ? { isError: true } : {}) };
+  const content: CallToolResult["content"] = [{ type: "text", text: JSON.stringify(data) }];
+  return isError ? { content, isError: true } : { content, structuredContent: data };
 }
 
 /** A refusal in REST's words: the reason code and the message the REST operation would give. */
@@ -80,7 +85,7 @@ export function buildMcpServer(c: Context<ApiEnv>, auth: AuthContext): McpServer
         limit: z.number().int().min(1).max(50).optional().describe("How many cards (default 10)"),
         lang: z.enum(searchLangs).optional().describe("Language of the cards: en or zh (default en)"),
       },
-      outputSchema: { search_id: z.string(), total: z.number(), results: z.array(card), remaining_credits: z.number().nullable(), error_message: z.string().nullable() },
+      outputSchema: z.looseObject({ search_id: z.string(), total: z.number(), results: z.array(card), remaining_credits: z.number().nullable(), error_message: z.string().nullable() }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ query, limit: count, lang }) =>
@@ -108,7 +113,7 @@ export function buildMcpServer(c: Context<ApiEnv>, auth: AuthContext): McpServer
         search_id: z.string().max(200).optional().describe("The discover call's search_id"),
         lang: z.enum(searchLangs).optional(),
       },
-      outputSchema: { total: z.number(), results: z.array(capability), unknown_tool_ids: z.array(z.string()).optional() },
+      outputSchema: z.looseObject({ total: z.number(), results: z.array(capability), unknown_tool_ids: z.array(z.string()).optional() }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ tool_ids, search_id, lang }) =>
@@ -129,7 +134,7 @@ export function buildMcpServer(c: Context<ApiEnv>, auth: AuthContext): McpServer
         tool_id: z.string().min(1).max(200),
         parameters: z.record(z.string(), z.unknown()).describe("The parameters you would call with"),
       },
-      outputSchema: { tool_id: z.string(), schema: z.looseObject({ valid: z.boolean() }).optional(), quote: z.looseObject({ estimate_credits: z.number() }).optional(), executed: z.literal(false), charged: z.literal(false) },
+      outputSchema: z.looseObject({ tool_id: z.string(), schema: z.looseObject({ valid: z.boolean() }).optional(), quote: z.looseObject({ estimate_credits: z.number() }).optional(), executed: z.literal(false), charged: z.literal(false) }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ tool_id, parameters }) =>
@@ -158,14 +163,15 @@ export function buildMcpServer(c: Context<ApiEnv>, auth: AuthContext): McpServer
         session_id: z.string().max(200).optional(),
         respond_with: z.string().max(2000).optional().describe("full (default), summary, or fields:<JSONPath,...>"),
       },
-      outputSchema: {
+      // Loose objects: the answers carry REST's full bodies (a client validates structured content against these).
+      outputSchema: z.looseObject({
         execution_id: z.string().optional(),
         success: z.boolean(),
         result: z.record(z.string(), z.unknown()).optional(),
         error_message: z.string().nullable(),
         cost: z.number().optional(),
         remaining_credits: z.number().nullable(),
-      },
+      }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     (input) =>
