@@ -58,6 +58,15 @@ test.describe("API keys page", () => {
     const key = (await dialog.getByTestId("new-key-value").textContent()) ?? "";
     expect(key).toMatch(/^tg_/);
     await expect(dialog).toContainText("This is the only time the key is shown");
+    // The dialog's MCP configuration connects an agent with the new key as it stands.
+    const snippet = JSON.parse((await dialog.getByTestId("new-key-mcp").locator("pre").textContent()) ?? "{}");
+    expect(snippet.mcpServers.tollgate).toEqual({ url: expect.stringMatching(/\/api\/v1\/mcp$/), headers: { Authorization: `Bearer ${key}` } });
+    const init = await page.request.post(snippet.mcpServers.tollgate.url, {
+      headers: { ...snippet.mcpServers.tollgate.headers, Accept: "application/json, text/event-stream", "Content-Type": "application/json" },
+      data: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "e2e", version: "1" } } },
+    });
+    expect(init.status()).toBe(200);
+    expect((await init.json()).result.serverInfo.name).toBe("tollgate");
     await screenshotPanel(page, "keys-created-dialog");
     await dialog.getByRole("button", { name: "I have saved it" }).click();
     await expect(dialog).toBeHidden();

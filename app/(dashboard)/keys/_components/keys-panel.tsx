@@ -114,9 +114,34 @@ function NewKeyDialog({ created, onClose, onUseHere }: { created: CreatedApiKey 
           </div>
           <Notice tone="warn">{t("keys.onceWarning")}</Notice>
           <p className="text-xs text-zinc-500">{t("keys.useHereHint")}</p>
+          <McpSnippet apiKey={created.api_key} />
         </div>
       )}
     </Dialog>
+  );
+}
+
+/** The new key as an MCP client's configuration (docs/mcp.md has the other clients). */
+function McpSnippet({ apiKey }: { apiKey: string }) {
+  const { t } = useI18n();
+  const url = `${typeof window === "undefined" ? "" : window.location.origin}/api/v1/mcp`;
+  const json = JSON.stringify({ mcpServers: { tollgate: { url, headers: { Authorization: `Bearer ${apiKey}` } } } }, null, 2);
+  const claudeCode = `claude mcp add --transport http tollgate ${url} --header "Authorization: Bearer ${apiKey}"`;
+  return (
+    <div className="space-y-2 border-t border-zinc-200 pt-3" data-testid="new-key-mcp">
+      <p className="text-sm font-medium text-zinc-900">{t("keys.mcpTitle")}</p>
+      <p className="text-xs text-zinc-500">{t("keys.mcpBody")}</p>
+      <div className="relative">
+        <pre className="max-h-48 overflow-auto rounded-lg border border-zinc-200 bg-zinc-50 p-3 font-mono text-xs text-zinc-900">{json}</pre>
+        <div className="absolute right-2 top-2">
+          <CopyButton value={json} label={t("keys.copyMcpJson")} />
+        </div>
+      </div>
+      <div className="flex items-start gap-2 rounded-lg border border-zinc-200 bg-zinc-50 p-2">
+        <code className="min-w-0 flex-1 break-all font-mono text-xs text-zinc-900">{claudeCode}</code>
+        <CopyButton value={claudeCode} label={t("keys.copyMcpCommand")} />
+      </div>
+    </div>
   );
 }
 
