@@ -28,3 +28,9 @@ export function creditsToNumber(value: string | Decimal | null | undefined): num
 export function creditsToSql(value: string | number | Decimal): string {
   return new Credits(value).toDecimalPlaces(CREDIT_SCALE).toFixed();
 }
+
+/** "1 credit", "0.5 credits", "2 credits": an amount of credits in a sentence. */
+export function creditsText(value: string | number | Decimal): string {
+  const n = typeof value === "number" ? value : creditsToNumber(value);
+  return `${n} ${n === 1 ? "credit" : "credits"}`;
+}

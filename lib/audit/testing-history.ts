@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { usageEvents, type UsageEventType } from "../db/schema";
 import type { Db } from "../db/types";
 import { newId, newUuid } from "../ids";
-import { credits } from "../money";
+import { credits, creditsText } from "../money";
 import { usageEventRow } from "./usage-event";
 
 /**
@@ -83,7 +83,7 @@ export async function writePastEvents(db: Db, accountId: string, events: PastEve
       executionOutcome: isCall ? { outcome: e.success === false ? "provider_error" : "success", reason_code: e.reasonCode ?? "result.valid" } : null,
       creditsLedgerEntryId: ledgerId,
       displayTarget: e.displayTarget ?? "Compound interest",
-      billingSummary: charged ? `${amount} credits (per call)` : "Not charged",
+      billingSummary: charged ? `${creditsText(amount)} (per call)` : "Not charged",
       requestPayload: { tool_id: e.toolId ?? null, parameters: { principal: 100 } },
       responsePayloadSummary: { success: e.success ?? true },
     });

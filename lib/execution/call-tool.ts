@@ -10,7 +10,7 @@ import { isSuccessful } from "../providers/types";
 import type { UsageEventInput } from "../audit/usage-event";
 import type { ValidationIssue } from "../http/responses";
 import { newId, newUuid } from "../ids";
-import { credits, creditsToNumber } from "../money";
+import { credits, creditsText, creditsToNumber } from "../money";
 import { cachedOutcome, hashOf, storeOutcome } from "./result-cache";
 import { ProjectionError, parseRespondWith, type RespondWith } from "./respond-with";
 import { shapeResult, type ShapedResult } from "./shape-result";
@@ -117,7 +117,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
         result: { data: {} },
         error_message: message,
         ...(details ? { details } : {}),
-        execution_time: ms / 1000,
+        execution_time: seconds(ms),
         elapsed_time_ms: ms,
         billing: { summary: "Not charged", list_amount_credits: 0 },
         cost: 0,
@@ -244,7 +244,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
     }
     if (!r.reserved) {
       return r.reason === "delegation_cap"
-        ? reject(402, "billing.delegation_cap", `This call may cost ${reserved} credits, more than the delegation token's remaining max_credits`, undefined, tool)
+        ? reject(402, "billing.delegation_cap", `This call may cost ${creditsText(reserved)}, more than the delegation token's remaining max_credits`, undefined, tool)
         : insufficient(reserved);
     }
   }
@@ -288,7 +288,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
     success,
     result: shaped.result,
     error_message: success ? null : (outcome.errorMessage ?? outcome.reasonCode),
-    execution_time: ms / 1000,
+    execution_time: seconds(ms),
     elapsed_time_ms: ms,
     billing,
     cost: listAmount,
@@ -394,7 +394,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
         success: false,
         result: { data: {} },
         error_message: "The call took longer than its credit reservation allows; the reservation was released, nothing was charged and the result is withheld. Retry the call.",
-        execution_time: ms / 1000,
+        execution_time: seconds(ms),
         elapsed_time_ms: ms,
         billing: { summary: "Not charged: reservation released", list_amount_credits: 0 },
         cost: 0,
@@ -405,15 +405,20 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
   }
 
   async function insufficient(needed: string): Promise<CallResult> {
-    return reject(402, "billing.insufficient_credits", `Insufficient credits: this call needs ${creditsToNumber(needed)} credits`, undefined, tool ?? undefined);
+    return reject(402, "billing.insufficient_credits", `Insufficient credits: this call needs ${creditsText(needed)}`, undefined, tool ?? undefined);
   }
+}
+
+/** Seconds from milliseconds, to the microsecond (no float noise such as 0.06309000000000001). */
+function seconds(ms: number): number {
+  return Math.round(ms * 1000) / 1_000_000;
 }
 
 function billingSummary(tool: ToolRecord, quote: Quote, amount: string, success: boolean, reason: ReasonCode, cacheHit: boolean): string {
   if (!success) return `Not charged: ${reason}`;
   const prefix = cacheHit ? "Served from cache; " : "";
   if (credits(amount).isZero()) return `${prefix}Included (${tool.billingRule?.unit === "free" || !tool.billingRule ? "free tool" : "no billable units"})`;
-  return `${prefix}${creditsToNumber(amount)} credits (${quote.basis})`;
+  return `${prefix}${creditsText(amount)} (${quote.basis})`;
 }
 
 function requestPayload(req: CallRequest) {

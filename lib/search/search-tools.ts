@@ -6,7 +6,7 @@ import type { Db } from "../db/types";
 import { debitCredits } from "../billing/debit-credits";
 import { usageEventRow } from "../audit/usage-event";
 import { newId, newUuid } from "../ids";
-import { credits, creditsToNumber, creditsToSql } from "../money";
+import { credits, creditsText, creditsToNumber, creditsToSql } from "../money";
 import { capabilityResult, routingCard } from "./capability";
 import { catalogSnapshot, normalizeName, readCatalogVersionAndCredits, type CatalogSnapshot, type CatalogTool } from "./catalog-index";
 import type { MatchExplanation } from "./ranker";
@@ -70,7 +70,7 @@ export async function searchTools(db: Db, input: SearchToolsInput): Promise<Sear
       durationMs: Math.round(elapsedMs),
       billingRuleSnapshot: priced ? { unit: "call", amount_credits: creditsToNumber(price) } : undefined,
       creditsLedgerEntryId: ledgerEntryId,
-      billingSummary: priced ? (refused ? "Not charged: insufficient credits" : `Charged ${price.toFixed()} credits`) : "Included (free search)",
+      billingSummary: priced ? (refused ? "Not charged: insufficient credits" : `Charged ${creditsText(price.toFixed())}`) : "Included (free search)",
       displayTarget: truncate(request.query, 120),
       requestPayload: { query: request.query, limit: request.limit, view: request.view, lang, ...(request.source && { source: request.source }) },
       responsePayloadSummary: { total: resultIds.length, tool_ids: resultIds.slice(0, 10) },
@@ -148,7 +148,7 @@ export async function rankTools(snapshot: CatalogSnapshot, query: string, limit:
 }
 
 function insufficientMessage(price: string): string {
-  return `Insufficient credits: a search costs ${price} credits on this deployment`;
+  return `Insufficient credits: a search costs ${creditsText(price)} on this deployment`;
 }
 
 function truncate(text: string, max: number): string {

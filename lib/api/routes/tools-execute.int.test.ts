@@ -120,12 +120,14 @@ describe("Call: charging", () => {
       error_message: null,
       cost: 1,
       remaining_credits: 9,
-      billing: { summary: "1 credits (per call)", list_amount_credits: 1 },
+      billing: { summary: "1 credit (per call)", list_amount_credits: 1 },
       execution_outcome: { outcome: "success", reason_code: "result.valid", charge_outcome: "charged", cache_hit: false },
     });
     expect(body.execution_id).toMatch(/^exe_[0-9a-z]{26}$/);
     expect(body.result.data).toBeTypeOf("object");
     expect(body.execution_time).toBeCloseTo(body.elapsed_time_ms / 1000, 5);
+    // Seconds to the microsecond, without float noise (never 0.06309000000000001).
+    expect(String(body.execution_time)).toMatch(/^\d+(\.\d{1,6})?$/);
 
     const [event] = await eventsOf(body.execution_id);
     const [ledger] = await ledgerOf(body.execution_id);
@@ -140,7 +142,7 @@ describe("Call: charging", () => {
       reasonCode: "result.valid",
       billingSnapshotStatus: "captured",
       billingRuleSnapshot: { unit: "call", amount_credits: 1 },
-      preSettlementBill: { execution_id: body.execution_id, summary: "1 credits (per call)", list_amount_credits: 1 },
+      preSettlementBill: { execution_id: body.execution_id, summary: "1 credit (per call)", list_amount_credits: 1 },
       settlementResult: { settled_amount_credits: 1 },
       executionOutcome: { outcome: "success", reason_code: "result.valid", charge_outcome: "charged", cache_hit: false },
       cacheHit: false,
