@@ -65,6 +65,39 @@ export async function listMcpTools(url: string, options: { allowPrivateNetwork?:
 
 class Timeout extends Error {}
 
+interface McpContentBlock {
+  type: string;
+  text?: string;
+  [key: string]: unknown;
+}
+interface McpToolResult {
+  content?: McpContentBlock[];
+  structuredContent?: unknown;
+}
+
+/**
+ * An MCP tool's answer as a Call's data, dropping nothing the tool returned: its structured content
+ * when it gives one (the SDK client checks it against the tool's outputSchema); a lone text block
+ * as its JSON (or `{text}`); only text blocks as `{texts}`; otherwise `{content}` with every block
+ * as the tool sent it — images and audio with their mimeType and base64 data, resource links,
+ * embedded resources. A large answer goes through the truncation path and its signed URL like any
+ * other result.
+ */
+export function mcpResultData(result: McpToolResult): unknown {
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  const content = result.content ?? [];
+  const texts = content.filter((c) => c.type === "text").map((c) => c.text ?? "");
+  if (content.length === 1 && texts.length === 1) {
+    try {
+      return JSON.parse(texts[0]);
+    } catch {
+      return { text: texts[0] };
+    }
+  }
+  if (content.length > 0 && texts.length === content.length) return { texts };
+  return content.length ? { content } : {};
+}
+
 export const mcpAdapter: ProviderAdapter = {
   async execute(target: ToolTarget, parameters): Promise<ProviderOutcome> {
     const url = target.baseUrl ?? "";
@@ -78,19 +111,8 @@ export const mcpAdapter: ProviderAdapter = {
         timer = setTimeout(() => reject(new Timeout(`No MCP response within ${target.timeoutMs} ms`)), target.timeoutMs);
       });
       const result = await Promise.race([client.callTool({ name, arguments: parameters }, undefined, { timeout: target.timeoutMs + 1_000 }), timeout]);
-      const content = (result.content ?? []) as { type: string; text?: string }[];
-      const structured = result.structuredContent as unknown;
-      const texts = content.filter((c) => c.type === "text").map((c) => c.text ?? "");
-      let data: unknown = structured;
-      if (data === undefined) {
-        if (texts.length === 1) {
-          try {
-            data = JSON.parse(texts[0]);
-          } catch {
-            data = { text: texts[0] };
-          }
-        } else data = texts.length ? { texts } : content.length ? { content } : {};
-      }
+      const texts = ((result.content ?? []) as McpContentBlock[]).filter((c) => c.type === "text").map((c) => c.text ?? "");
+      const data = mcpResultData(result as McpToolResult);
       if (result.isError) return { reasonCode: "provider.error", data: {}, errorMessage: `MCP tool error: ${texts.join(" ").slice(0, 300) || "unknown error"}` };
       if (isEmptyData(data)) return { reasonCode: "result.empty", data: {}, errorMessage: "MCP tool returned no content" };
       return { reasonCode: "result.valid", data };
