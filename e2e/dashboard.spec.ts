@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "@playwright/test";
-import { canSeed, seedUser, type SeededUser } from "./admin";
+import { adminCommand, canSeed, seedUser, type SeededUser } from "./admin";
 import { DEMO_USER, DESKTOP_VIEWPORT, PHONE_VIEWPORT, SCREENSHOT_DIR, expect, saveScreenshot, signIn, test } from "./fixtures";
 
 /**
@@ -358,6 +358,36 @@ test.describe("states, languages and time zones", () => {
     await page.getByTestId("usage-empty").getByRole("button", { name: "Clear filters" }).click();
     await expect(page).not.toHaveURL(/charge_outcome/);
     await expect(page).not.toHaveURL(/reason_code/);
+  });
+
+  test("Usage tells MCP traffic from REST (the Channel filter)", async ({ page }) => {
+    test.skip(!canSeed(), "needs the server's admin channel to seed an account with a key");
+    const user = (await seedUser({ label: "channel", credits: 10 })) as SeededUser;
+    const { api_key: key } = (await adminCommand(["keys", "create", "--account", user.accountId, "--json"])) as { api_key: string };
+    const auth = { Authorization: `Bearer ${key}` };
+    const call = { tool_id: "builtin.finance.compound_interest", parameters: { principal: 100, annual_rate_percent: 5, years: 2 } };
+    const viaMcp = await page.request.post("/api/v1/mcp", {
+      headers: { ...auth, Accept: "application/json, text/event-stream", "Content-Type": "application/json" },
+      data: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "call", arguments: call } },
+    });
+    expect((await viaMcp.json()).result.structuredContent).toMatchObject({ success: true, cost: 1 });
+    expect((await page.request.post("/api/v1/tools/execute", { headers: auth, data: call })).status()).toBe(200);
+
+    await signIn(page, user);
+    await page.goto("/usage?channel=mcp");
+    await expect(page.getByTestId("usage-row")).toHaveCount(1);
+    await page.getByRole("button", { name: /More filters/ }).click();
+    await expect(page.getByLabel("Channel")).toHaveValue("mcp");
+    await page.getByTestId("usage-row").first().getByRole("button", { name: "Details" }).click();
+    await expect(page.getByText("channel", { exact: true })).toBeVisible();
+    await screenshotPanel(page, "usage-channel-mcp");
+    await page.keyboard.press("Escape");
+    if (!(await page.getByLabel("Channel").isVisible())) await page.getByRole("button", { name: /More filters/ }).click();
+    await page.getByLabel("Channel").selectOption("api");
+    await expect(page).toHaveURL(/channel=api/);
+    await expect(page.getByTestId("usage-row")).toHaveCount(1);
+    await page.getByLabel("Channel").selectOption("");
+    await expect(page.getByTestId("usage-row")).toHaveCount(2);
   });
 
   test("API keys are usable from the keyboard alone", async ({ page }) => {

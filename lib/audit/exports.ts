@@ -18,6 +18,8 @@ const USAGE_HEADER = [
   "billing_snapshot_status", "billing_rule_snapshot", "pre_settlement_bill", "settlement_result", "pre_settlement_amount_credits",
   "settled_amount_credits", "requested_amount_credits", "actual_amount_credits", "execution_outcome", "outcome",
   "credits_ledger_entry_id", "display_target", "billing_summary", "model", "cache_hit", "anomalies",
+  // Extension, last so positional readers of the contract's columns are unaffected.
+  "channel",
 ];
 const DETAIL_HEADER = ["request_payload", "response_payload_summary"];
 
@@ -25,6 +27,7 @@ interface UsageCsvRow {
   id: string;
   ts: string;
   event_type: string;
+  channel: string;
   source_system: string;
   source_ref_type: string | null;
   source_ref_id: string | null;
@@ -95,7 +98,7 @@ export async function exportUsageCsv(db: Db, accountId: string, input: UsageExpo
                  trim_scale(e.settled_amount_credits)::text AS settled, trim_scale(e.requested_amount_credits)::text AS requested,
                  trim_scale(e.actual_amount_credits)::text AS actual, e.execution_outcome::text AS execution_outcome, e.outcome,
                  e.credits_ledger_entry_id, e.display_target, e.billing_summary, e.model, e.cache_hit,
-                 array_to_string(${anomaliesOf}, ';') AS anomalies
+                 array_to_string(${anomaliesOf}, ';') AS anomalies, e.channel
                  ${details ? sql`, e.request_payload::text AS request_payload, e.response_payload_summary::text AS response_payload_summary` : sql``}
             FROM usage_events e
            WHERE ${where} ${after ? sql`AND (e.created_at, e.id) < (${after.ts}::timestamptz, ${after.id}::uuid)` : sql``}
@@ -107,7 +110,7 @@ export async function exportUsageCsv(db: Db, accountId: string, input: UsageExpo
       r.tool_id, r.api_key_id, r.success, r.billable_success, r.charge_outcome, r.reason_code, r.error_message, r.duration_ms,
       r.billing_snapshot_status, r.billing_rule_snapshot, r.pre_settlement_bill, r.settlement_result, r.pre, r.settled,
       r.requested, r.actual, r.execution_outcome, r.outcome, r.credits_ledger_entry_id, r.display_target,
-      r.billing_summary, r.model, r.cache_hit, r.anomalies,
+      r.billing_summary, r.model, r.cache_hit, r.anomalies, r.channel,
       ...(details ? [r.request_payload, r.response_payload_summary] : []),
     ],
   });

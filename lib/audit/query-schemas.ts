@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { chargeOutcomes, ledgerEntryTypes, usageEventTypes } from "../db/schema";
+import { chargeOutcomes, ledgerEntryTypes, usageChannels, usageEventTypes } from "../db/schema";
 import { type LedgerFilters, ledgerScopes, parseDirection } from "./ledger-filters";
 import { type UsageFilters, anomalies, parseCreditBounds, usageKinds } from "./usage-filters";
 
@@ -34,6 +34,7 @@ const usageFilterFields = {
   start_date: date("Start of the window (inclusive)"),
   end_date: date("End of the window (inclusive; a date-only end_date covers that whole day)"),
   event_type: z.enum(usageEventTypes).optional(),
+  channel: z.enum(usageChannels).optional().openapi({ description: "Extension: how the requests arrived, `api` (REST) or `mcp` (the MCP endpoint)" }),
   kind: z.enum(Object.keys(usageKinds) as [keyof typeof usageKinds, ...(keyof typeof usageKinds)[]]).optional().openapi({
     description: "discover = search + search_by_ids; call = tool_execute + capabilities_query; model = model_call",
   }),
@@ -88,6 +89,7 @@ export const CreditsSpentQuery = z.object({
 export function usageFilters(q: z.infer<typeof UsageFilterQuery>): UsageFilters {
   return {
     eventType: q.event_type,
+    channel: q.channel,
     kind: q.kind,
     success: q.success,
     billableSuccess: q.billable_success,

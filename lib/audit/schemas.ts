@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { chargeOutcomes, ledgerEntryTypes, usageEventTypes } from "../db/schema";
+import { chargeOutcomes, ledgerEntryTypes, usageChannels, usageEventTypes } from "../db/schema";
 import { anomalies } from "./usage-filters";
 
 /**
@@ -13,6 +13,7 @@ export const UsageEventItemSchema = z
   .object({
     id: z.string().uuid(),
     event_type: z.enum(usageEventTypes),
+    channel: z.enum(usageChannels).openapi({ description: "Extension: `api` (REST) or `mcp` (the MCP endpoint)" }),
     source_system: z.string(),
     source_ref_type: z.string().nullable(),
     source_ref_id: z.string().nullable(),

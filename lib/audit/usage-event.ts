@@ -1,4 +1,4 @@
-import { usageEvents, type UsageEventType } from "../db/schema";
+import { usageEvents, type UsageChannel, type UsageEventType } from "../db/schema";
 import type { Db } from "../db/types";
 import { newUuid } from "../ids";
 import { creditsToSql } from "../money";
@@ -12,6 +12,8 @@ export interface UsageEventInput {
   apiKeyId?: string | null;
   userId?: string | null;
   eventType: UsageEventType;
+  /** REST (default) or MCP. */
+  channel?: UsageChannel;
   sourceRefType?: string;
   sourceRefId?: string;
   sessionId?: string | null;
@@ -53,6 +55,7 @@ export function usageEventRow(input: UsageEventInput): typeof usageEvents.$infer
     apiKeyId: input.apiKeyId ?? null,
     userId: input.userId ?? null,
     eventType: input.eventType,
+    channel: input.channel ?? "api",
     sourceSystem: "tollgate",
     sourceRefType: input.sourceRefType ?? null,
     sourceRefId: input.sourceRefId ?? null,

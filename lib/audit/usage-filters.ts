@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import type { ChargeOutcome, UsageEventType } from "../db/schema";
+import type { ChargeOutcome, UsageChannel, UsageEventType } from "../db/schema";
 import { invalidInput } from "../errors";
 import { credits } from "../money";
 import { inWindow } from "./time-window";
@@ -17,6 +17,7 @@ export type Anomaly = (typeof anomalies)[number];
 
 export interface UsageFilters {
   eventType?: UsageEventType;
+  channel?: UsageChannel;
   kind?: UsageKind;
   success?: boolean;
   billableSuccess?: boolean;
@@ -97,8 +98,10 @@ export function usageConditions(f: UsageFilters, target: "events" | "rollup"): S
       break;
   }
   if (f.apiKeyId) out.push(sql`${col("api_key_id")} = ${f.apiKeyId}::uuid`);
-  if (f.searchId !== undefined || f.executionId !== undefined || f.minCredits !== undefined || f.maxCredits !== undefined) {
+  if (f.channel !== undefined || f.searchId !== undefined || f.executionId !== undefined || f.minCredits !== undefined || f.maxCredits !== undefined) {
+    // The hourly rollup has no channel dimension: a channel filter counts raw rows.
     if (target === "rollup") return null;
+    if (f.channel !== undefined) out.push(sql`e.channel = ${f.channel}`);
     if (f.searchId !== undefined) out.push(sql`e.search_id = ${f.searchId}`);
     if (f.executionId !== undefined) out.push(sql`e.execution_id = ${f.executionId}`);
     if (f.minCredits !== undefined) out.push(sql`e.actual_amount_credits >= ${f.minCredits}::numeric`);

@@ -5,7 +5,7 @@ import { anomaliesOf } from "./usage-filters";
 
 /** The columns of a usage event item (alias `e`); the audit payloads only with details. */
 export function usageItemColumns(details: boolean): SQL {
-  return sql`e.id, e.event_type, e.source_system, e.source_ref_type, e.source_ref_id, e.session_id, e.search_id, e.execution_id,
+  return sql`e.id, e.event_type, e.channel, e.source_system, e.source_ref_type, e.source_ref_id, e.session_id, e.search_id, e.execution_id,
     e.tool_id, e.api_key_id, e.success, e.billable_success, e.charge_outcome, e.reason_code, e.error_message, e.duration_ms,
     e.billing_snapshot_status, e.billing_rule_snapshot, e.pre_settlement_bill, e.settlement_result,
     e.pre_settlement_amount_credits::text AS pre_settlement_amount_credits, e.settled_amount_credits::text AS settled_amount_credits,
@@ -18,6 +18,7 @@ export function usageItemColumns(details: boolean): SQL {
 export interface UsageEventRecord {
   id: string;
   event_type: UsageEventItem["event_type"];
+  channel: UsageEventItem["channel"];
   source_system: string;
   source_ref_type: string | null;
   source_ref_id: string | null;
@@ -69,6 +70,7 @@ export function usageItem(r: UsageEventRecord, details: boolean): UsageEventItem
   return {
     id: r.id,
     event_type: r.event_type,
+    channel: r.channel,
     source_system: r.source_system,
     source_ref_type: r.source_ref_type,
     source_ref_id: r.source_ref_id,

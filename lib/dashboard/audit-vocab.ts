@@ -16,6 +16,8 @@ export function isChargeOutcome(value: unknown): value is ChargeOutcome {
 
 export const eventTypes = ["search", "search_by_ids", "tool_execute", "capabilities_query", "model_call"] as const;
 export const eventKinds = ["discover", "call", "model"] as const;
+/** How requests arrived: REST or the MCP endpoint (usage events' `channel`). */
+export const channels = ["api", "mcp"] as const;
 export const anomalies = ["failed_charged_review", "missing_ledger_link", "missing_billing_snapshot"] as const;
 
 export const reasonCodes = [

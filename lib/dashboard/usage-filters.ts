@@ -8,6 +8,7 @@ import { buckets, type Bucket } from "./audit-vocab";
  */
 export const usageFilterParams = [
   "event_type",
+  "channel",
   "kind",
   "success",
   "billable_success",
@@ -28,6 +29,7 @@ export type UsageFilterParam = (typeof usageFilterParams)[number];
 /** Filters that live behind "More filters" (the rest are always visible). */
 export const advancedUsageFilters: readonly UsageFilterParam[] = [
   "event_type",
+  "channel",
   "kind",
   "success",
   "billable_success",

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { env } from "../env";
-import { executions } from "../db/schema";
+import { executions, type UsageChannel } from "../db/schema";
 import type { Db } from "../db/types";
 import { findTool, TOOL_ID_PATTERN, type ToolRecord } from "../catalog/get-tool";
 import { quoteCall, settleAmount, type Quote } from "../billing/quote";
@@ -37,6 +37,8 @@ export interface Caller {
   userId: string | null;
   /** Present when the bearer is an agent delegation token (RFC 8693). */
   delegation?: { jti: string; toolIds?: string[]; providerIds?: string[]; runId?: string; model?: string };
+  /** How the Call arrived (recorded on its usage event); REST by default. */
+  channel?: UsageChannel;
 }
 
 export interface CallResponse {
@@ -151,6 +153,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
     apiKeyId: caller.apiKeyId,
     userId: caller.userId,
     eventType: "tool_execute",
+    channel: caller.channel,
     sourceRefType: "execution",
     sourceRefId: executionId,
     sessionId,
@@ -305,6 +308,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
     apiKeyId: caller.apiKeyId,
     userId: caller.userId,
     eventType: "tool_execute",
+    channel: caller.channel,
     sourceRefType: "execution",
     sourceRefId: executionId,
     sessionId,

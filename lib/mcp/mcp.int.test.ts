@@ -122,6 +122,14 @@ describe("MCP: discover → inspect → probe → call, metered exactly as REST"
     expect(Number(row.amountCredits)).toBe(-1);
     expect(row.executionId).toBe(called.data.execution_id);
     expect((await verifyLedger(database.db, { accountId: a.accountId })).violations).toEqual([]);
+
+    // The usage history tells the channels apart: the MCP discover, inspect and call, and the REST Call.
+    const history = async (channel: string) =>
+      ((await (await fetch(`${server.url}/api/v1/auth/usage/history/v2?channel=${channel}`, { headers: bearer(a.accessToken) })).json()).data.items as { event_type: string; channel: string }[])
+        .map((i) => `${i.channel} ${i.event_type}`)
+        .sort();
+    expect(await history("mcp")).toEqual(["mcp search", "mcp search_by_ids", "mcp tool_execute"]);
+    expect(await history("api")).toEqual(["api tool_execute"]);
   });
 });
 

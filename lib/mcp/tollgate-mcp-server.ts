@@ -45,13 +45,14 @@ async function guarded(run: () => Promise<CallToolResult>): Promise<CallToolResu
 }
 
 function callerOf(auth: AuthContext): Caller {
-  if (auth.kind === "api_key") return { accountId: auth.accountId, apiKeyId: auth.apiKeyId, userId: null };
-  if (auth.kind === "jwt") return { accountId: auth.accountId, apiKeyId: null, userId: auth.userId };
+  if (auth.kind === "api_key") return { accountId: auth.accountId, apiKeyId: auth.apiKeyId, userId: null, channel: "mcp" };
+  if (auth.kind === "jwt") return { accountId: auth.accountId, apiKeyId: null, userId: auth.userId, channel: "mcp" };
   const { claims } = auth;
   return {
     accountId: auth.accountId,
     apiKeyId: null,
     userId: auth.userId,
+    channel: "mcp",
     delegation: { jti: claims.jti, toolIds: claims.tool_ids, providerIds: claims.provider_ids, runId: claims.run_id, model: claims.model },
   };
 }
@@ -97,6 +98,7 @@ export function buildMcpServer(c: Context<ApiEnv>, auth: AuthContext): McpServer
           request: { query, limit: count ?? 10, view: "routing", lang },
           lang: lang ?? "en",
           priceCredits: env().SEARCH_PRICE_CREDITS,
+          channel: "mcp",
         });
         const data = { search_id: response.search_id, total: response.total, results: response.results, remaining_credits: response.remaining_credits, error_message: response.error_message };
         return outcome === "ok" ? answer(data) : refusal("billing.insufficient_credits", response.error_message ?? "Insufficient credits", data);
@@ -119,7 +121,7 @@ export function buildMcpServer(c: Context<ApiEnv>, auth: AuthContext): McpServer
     ({ tool_ids, search_id, lang }) =>
       guarded(async () => {
         await limit("inspect");
-        const result = await inspectTools(db, { accountId: auth.accountId, apiKeyId, request: { tool_ids, search_id, view: "full", lang }, lang: lang ?? "en" });
+        const result = await inspectTools(db, { accountId: auth.accountId, apiKeyId, request: { tool_ids, search_id, view: "full", lang }, lang: lang ?? "en", channel: "mcp" });
         if (result.outcome !== "ok") return refusal(result.outcome === "upstream_timeout" ? "transport.timeout" : "transport.no_response", JSON.stringify(result.error));
         return answer(result.response as unknown as Record<string, unknown>);
       }),

@@ -1,6 +1,7 @@
 // inspectTools: Inspect. The full (or lean) capability results for tool ids, in request order;
 // ids that are unknown or retired are reported, never silently dropped. Tools of an MCP provider
 // with a live schema answer with the params its server lists now. Writes a `search_by_ids` usage event.
+import type { UsageChannel } from "../db/schema";
 import type { Db } from "../db/types";
 import { recordUsageEvent } from "../audit/usage-event";
 import { fetchLiveSchema, findLiveSchemaTools, type LiveSchemaTool } from "../catalog/live-schema";
@@ -16,6 +17,7 @@ export interface InspectToolsInput {
   apiKeyId: string | null;
   request: InspectRequest;
   lang: SearchLang;
+  channel?: UsageChannel;
 }
 
 export type InspectOutcome =
@@ -65,6 +67,7 @@ export async function inspectTools(db: Db, input: InspectToolsInput): Promise<In
     accountId: input.accountId,
     apiKeyId: input.apiKeyId,
     eventType: "search_by_ids",
+    channel: input.channel,
     sourceRefType: "search",
     sourceRefId: request.search_id,
     sessionId: request.session_id ?? null,

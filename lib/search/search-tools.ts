@@ -1,7 +1,7 @@
 // searchTools: Discover. Ranks the active catalog for a capability query, stores the search and
 // its `search` usage event, and (when the deployment prices search) debits the account in the
 // same transaction.
-import { searches, usageEvents } from "../db/schema";
+import { searches, usageEvents, type UsageChannel } from "../db/schema";
 import type { Db } from "../db/types";
 import { debitCredits } from "../billing/debit-credits";
 import { usageEventRow } from "../audit/usage-event";
@@ -21,6 +21,7 @@ export interface SearchToolsInput {
   lang: SearchLang;
   /** Credits one search costs (`SEARCH_PRICE_CREDITS`); "0" = free. */
   priceCredits: string;
+  channel?: UsageChannel;
 }
 
 export type SearchOutcome = { outcome: "ok" | "insufficient_credits"; response: SearchResponse };
@@ -59,6 +60,7 @@ export async function searchTools(db: Db, input: SearchToolsInput): Promise<Sear
       accountId: input.accountId,
       apiKeyId: input.apiKeyId,
       eventType: "search",
+      channel: input.channel,
       sourceRefType: "search",
       sourceRefId: searchId,
       sessionId: request.session_id ?? null,

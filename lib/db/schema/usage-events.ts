@@ -4,6 +4,9 @@ import { accounts } from "./accounts";
 import { createdAt, credits } from "./columns";
 
 export const usageEventTypes = ["search", "search_by_ids", "tool_execute", "capabilities_query", "model_call"] as const;
+/** How the request reached Tollgate: the REST API or the MCP endpoint. */
+export const usageChannels = ["api", "mcp"] as const;
+export type UsageChannel = (typeof usageChannels)[number];
 export type UsageEventType = (typeof usageEventTypes)[number];
 export const chargeOutcomes = ["charged", "included", "failed_not_charged", "failed_charged_review"] as const;
 export type ChargeOutcome = (typeof chargeOutcomes)[number];
@@ -17,6 +20,7 @@ export const usageEvents = pgTable(
     apiKeyId: uuid("api_key_id"),
     userId: text("user_id"),
     eventType: text("event_type", { enum: usageEventTypes }).notNull(),
+    channel: text("channel", { enum: usageChannels }).notNull().default("api"),
     sourceSystem: text("source_system").notNull(),
     sourceRefType: text("source_ref_type"),
     sourceRefId: text("source_ref_id"),

@@ -57,6 +57,7 @@ function EventDetails({ event, timeZone }: { event: UsageEventItem; timeZone: st
       <DetailRows>
         <DetailRow label={t("usage.colTime", { tz: timeZone })}>{formatDateTime(event.created_at, timeZone)}</DetailRow>
         <DetailRow label="event_type">{event.event_type}</DetailRow>
+        <DetailRow label="channel">{event.channel}</DetailRow>
         <DetailRow label="id">
           <IdValue value={event.id} />
         </DetailRow>

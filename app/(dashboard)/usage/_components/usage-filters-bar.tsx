@@ -11,7 +11,7 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { FieldLabel, Select } from "@/components/ui/form-controls";
 import { apiKeysQueryKey, fetchApiKeys } from "@/lib/dashboard/api-keys";
-import { anomalies, buckets, chargeOutcomeColors, chargeOutcomes, eventKinds, eventTypes, reasonCodes, type ChargeOutcome } from "@/lib/dashboard/audit-vocab";
+import { anomalies, buckets, channels, chargeOutcomeColors, chargeOutcomes, eventKinds, eventTypes, reasonCodes, type ChargeOutcome } from "@/lib/dashboard/audit-vocab";
 import { activeFilterCount, advancedUsageFilters, type UsageView } from "@/lib/dashboard/usage-filters";
 import type { UrlPatch } from "@/lib/dashboard/url-state";
 
@@ -103,6 +103,18 @@ export function UsageFiltersBar({ view, timeZone, update, isSupport }: { view: U
               {eventKinds.map((k) => (
                 <option key={k} value={k}>
                   {t(`kind.${k}`)}
+                </option>
+              ))}
+            </Select>
+          )}
+        </Field>
+        <Field label={t("filters.channel")}>
+          {(id) => (
+            <Select id={id} value={f.channel ?? ""} onChange={(e) => set({ channel: e.target.value })}>
+              <option value="">{t("common.any")}</option>
+              {channels.map((k) => (
+                <option key={k} value={k}>
+                  {t(`channel.${k}`)}
                 </option>
               ))}
             </Select>

@@ -1,0 +1,1 @@
+ALTER TABLE "usage_events" ADD COLUMN "channel" text DEFAULT 'api' NOT NULL;
