@@ -1,6 +1,7 @@
 // npm run bench:mcp — how much of an agent's context Tollgate's MCP tools take: `tools/list` in
 // meta mode (discover, inspect, probe, call) beside what listing every catalog tool as an MCP tool
-// (direct mode) would send, for the whole public catalog; plus one discover and one inspect answer.
+// (direct mode, every page of `?tools=direct`) sends, for the whole public catalog; plus one
+// discover and one inspect answer.
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
@@ -13,8 +14,6 @@ import { loadManifestFile } from "../catalog/load";
 import { createAccount } from "../accounts/create-account";
 import { createApiKey } from "../auth/api-keys";
 import { createApiApp } from "../api/app";
-import { catalogSnapshot, readCatalogVersionAndCredits } from "../search/catalog-index";
-import { toolInputSchema } from "../mcp/tool-input-schema";
 import { DEMO_CATALOG } from "../seed/seed-demo";
 
 const CATALOG = process.env.BENCH_CATALOG ?? path.resolve(process.cwd(), "../shared/catalog/tools.jsonl");
@@ -42,17 +41,27 @@ async function main() {
     const cards = (found.structuredContent as { results: { tool_id: string }[] }).results;
     const inspected = await client.callTool({ name: "inspect", arguments: { tool_ids: [cards[0].tool_id] } });
 
-    const { version } = await readCatalogVersionAndCredits(database.db, account_id);
-    const snapshot = await catalogSnapshot(database.db, version);
-    const direct = { tools: snapshot.tools.map((t) => ({ name: t.id, description: t.description, inputSchema: toolInputSchema(t.params, t.oneOfRequired) })) };
+    // Direct mode, as a client lists it: every page of tools/list.
+    const directClient = new Client({ name: "bench", version: "1" });
+    await directClient.connect(new StreamableHTTPClientTransport(new URL(`${url}?tools=direct`), { requestInit: { headers: { Authorization: `Bearer ${api_key}` } } }));
+    const direct: { tools: unknown[] } = { tools: [] };
+    let pages = 0;
+    let cursor: string | undefined;
+    do {
+      const page = await directClient.listTools(cursor ? { cursor } : undefined);
+      direct.tools.push(...page.tools);
+      cursor = page.nextCursor;
+      pages += 1;
+    } while (cursor);
+    await directClient.close();
 
     const rows: [string, number][] = [
       [`tools/list, meta mode (${meta.tools.length} tools)`, bytes(meta)],
-      [`tools/list, direct mode (${snapshot.tools.length} catalog tools)`, bytes(direct)],
+      [`tools/list, direct mode (${direct.tools.length} tools, ${pages} pages)`, bytes(direct)],
       ["discover answer (10 routing cards)", bytes(found)],
       ["inspect answer (1 tool)", bytes(inspected)],
     ];
-    console.log(`bench:mcp — ${snapshot.tools.length} active tools (${path.basename(CATALOG)} and the demo catalog)\n`);
+    console.log(`bench:mcp — ${direct.tools.length} active tools (${path.basename(CATALOG)} and the demo catalog)\n`);
     console.log("what the client receives                          bytes      ≈ tokens");
     for (const [name, n] of rows) console.log(`${name.padEnd(48)}  ${String(n).padStart(9)}  ${String(tokens(n)).padStart(9)}`);
     console.log(`\ndirect mode / meta mode: ${(bytes(direct) / bytes(meta)).toFixed(0)}×; a discover → inspect round adds ${bytes(found) + bytes(inspected)} bytes`);

@@ -9,7 +9,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createTestDatabase } from "../testing/database";
 import { startTestServer, type TestServer } from "../testing/server";
 import { bearer, seedAccount } from "../testing/fixtures";
-import { importDemoCatalog } from "../testing/catalog";
+import { importDemoCatalog, importManifest } from "../testing/catalog";
 import { verifyLedger } from "../audit/verify";
 import { creditBalances, creditsLedger, usageEvents } from "../db/schema";
 import type { Database } from "../db/types";
@@ -211,5 +211,65 @@ describe("MCP: an agent's delegation token", () => {
     expect(other).toMatchObject({ isError: true, data: { success: false } });
     await Promise.all(clients.map((c) => c.close()));
     expect((await verifyLedger(database.db, { accountId: user.accountId })).violations).toEqual([]);
+  });
+});
+
+describe("MCP: direct mode (the catalog's tools themselves)", () => {
+  it("lists a source's tools 100 a page with MCP-safe names, and calls them like Call", async () => {
+    const tools = Array.from({ length: 130 }, (_, i) => ({
+      id: `direct-src.tool:${String(i).padStart(3, "0")}`,
+      name: `Direct tool ${i}`,
+      description: `Catalog-only tool number ${i}`,
+      params: [{ name: "x", type: "integer", required: true, description: "A number" }],
+    }));
+    await importManifest(database.db, { providers: [{ id: "direct-src", name: "Direct source", transport: "none", source: "direct-test", tools }] } as never);
+    const a = await seedAccount(database.db, { credits: "5" });
+    const client = new Client({ name: "direct", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/v1/mcp?tools=direct&source=direct-test`), { requestInit: { headers: bearer(a.apiKey) } }));
+    const first = await client.listTools();
+    expect(first.tools).toHaveLength(100);
+    expect(first.nextCursor).toBeTruthy();
+    const second = await client.listTools({ cursor: first.nextCursor });
+    expect(second.tools).toHaveLength(30);
+    expect(second.nextCursor).toBeUndefined();
+    const names = [...first.tools, ...second.tools].map((t) => t.name);
+    expect(new Set(names).size).toBe(130);
+    for (const n of names) expect(n).toMatch(/^[A-Za-z0-9_.-]{1,128}$/);
+    const t0 = first.tools.find((t) => t.title === "Direct tool 0")!;
+    expect(t0).toMatchObject({ name: "direct-src.tool_000", inputSchema: { type: "object", properties: { x: { type: "integer" } }, required: ["x"] } });
+    expect(t0.description).toContain("Price: Free");
+    // A catalog-only tool has no upstream: the REST answer, as a tool error.
+    const called = (await client.callTool({ name: t0.name, arguments: { x: 1 } })) as CallToolResult;
+    expect(called.isError).toBe(true);
+    expect(JSON.parse((called.content[0] as { text: string }).text)).toMatchObject({ success: false, reason_code: "tool_unavailable" });
+    await expect(client.listTools({ cursor: "not-a-cursor!" })).rejects.toThrow(/cursor/i);
+    await client.close();
+  });
+
+  it("calls a priced builtin by its listed name: charged, recorded on the mcp channel", async () => {
+    const a = await seedAccount(database.db, { credits: "5" });
+    const client = new Client({ name: "direct", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/v1/mcp?tools=direct`), { requestInit: { headers: bearer(a.apiKey) } }));
+    let cursor: string | undefined;
+    const all: string[] = [];
+    do {
+      const page = await client.listTools(cursor ? { cursor } : undefined);
+      all.push(...page.tools.map((t) => t.name));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(all).toContain(COMPOUND);
+    const result = (await client.callTool({ name: COMPOUND, arguments: PARAMS })) as CallToolResult;
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toMatchObject({ success: true, cost: 1, remaining_credits: 4 });
+    const [event] = await database.db.select().from(usageEvents).where(and(eq(usageEvents.accountId, a.accountId), eq(usageEvents.eventType, "tool_execute")));
+    expect(event).toMatchObject({ channel: "mcp", chargeOutcome: "charged" });
+    await client.close();
+  });
+
+  it("an unknown mode is a 400", async () => {
+    const a = await seedAccount(database.db);
+    const res = await fetch(`${server.url}/api/v1/mcp?tools=everything`, { method: "POST", headers: { ...bearer(a.apiKey), "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: "{}" });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ status: "failure", status_code: 400, message: expect.stringContaining("meta") });
   });
 });

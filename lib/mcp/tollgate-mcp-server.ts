@@ -44,7 +44,8 @@ async function guarded(run: () => Promise<CallToolResult>): Promise<CallToolResu
   }
 }
 
-function callerOf(auth: AuthContext): Caller {
+/** The Caller of an MCP request: its credential's account, key or delegation, on the `mcp` channel. */
+export function mcpCaller(auth: AuthContext): Caller {
   if (auth.kind === "api_key") return { accountId: auth.accountId, apiKeyId: auth.apiKeyId, userId: null, channel: "mcp" };
   if (auth.kind === "jwt") return { accountId: auth.accountId, apiKeyId: null, userId: auth.userId, channel: "mcp" };
   const { claims } = auth;
@@ -192,7 +193,7 @@ export function buildMcpServer(c: Context<ApiEnv>, auth: AuthContext): McpServer
             return refusal("billing.max_cost_exceeded", `This call is quoted at ${estimate} credits, above max_cost ${input.max_cost}; nothing was executed or charged`, { quote: probe.kind === "ok" ? probe.body.quote : undefined });
           }
         }
-        const caller = callerOf(auth);
+        const caller = mcpCaller(auth);
         const { status, body } = await callTool(db, caller, {
           toolId: input.tool_id,
           parameters: input.parameters,

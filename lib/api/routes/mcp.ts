@@ -14,7 +14,8 @@ import { clientIp, consumeRateLimit } from "../../http/rate-limit";
 import { publicApiError } from "../../http/responses";
 import { PublicApiErrorSchema, security } from "../../http/schemas";
 import { publicUrl } from "../../env";
-import { buildMcpServer } from "../../mcp/tollgate-mcp-server";
+import { buildMcpServer, mcpCaller } from "../../mcp/tollgate-mcp-server";
+import { buildDirectMcpServer } from "../../mcp/direct-mcp-server";
 
 export const MCP_PATH = "/mcp";
 export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
@@ -59,7 +60,9 @@ async function handleMcp(c: Context<ApiEnv>) {
     c.header("Allow", "POST");
     return c.json({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this MCP server is stateless; send JSON-RPC messages with POST" }, id: null }, 405);
   }
-  const server = buildMcpServer(c, auth);
+  const mode = c.req.query("tools") ?? "meta";
+  if (mode !== "meta" && mode !== "direct") return publicApiError(c, 400, "tools must be meta (discover, inspect, probe, call; the default) or direct (the catalog's tools)");
+  const server = mode === "direct" ? buildDirectMcpServer(c, auth, mcpCaller(auth), c.req.query("source") || undefined) : buildMcpServer(c, auth);
   // Stateless: no session to keep, so any instance answers any request; JSON responses, no SSE stream.
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
@@ -99,6 +102,12 @@ export function registerMcp(app: ApiApp) {
   const described = {
     path: MCP_PATH,
     tags: ["MCP"] as string[],
+    request: {
+      query: z.object({
+        tools: z.enum(["meta", "direct"]).optional().openapi({ description: "`meta` (default): discover, inspect, probe, call. `direct`: the catalog's tools themselves, 100 per tools/list page" }),
+        source: z.string().optional().openapi({ description: "Direct mode: only the tools imported from this catalog source" }),
+      }),
+    },
     security: security.apiKeyOrJwt,
     description:
       "The MCP Streamable HTTP transport (stateless; JSON responses). Tools: discover, inspect, probe, call — the Discover, Inspect, Probe and Call " +
