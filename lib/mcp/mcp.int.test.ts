@@ -10,6 +10,7 @@ import { createTestDatabase } from "../testing/database";
 import { startTestServer, type TestServer } from "../testing/server";
 import { bearer, seedAccount } from "../testing/fixtures";
 import { importDemoCatalog, importManifest } from "../testing/catalog";
+import { fakeTool, fakeUpstreamManifest, startFakeUpstream } from "../testing/fake-upstream";
 import { verifyLedger } from "../audit/verify";
 import { creditBalances, creditsLedger, usageEvents } from "../db/schema";
 import type { Database } from "../db/types";
@@ -130,6 +131,29 @@ describe("MCP: discover → inspect → probe → call, metered exactly as REST"
         .sort();
     expect(await history("mcp")).toEqual(["mcp search", "mcp search_by_ids", "mcp tool_execute"]);
     expect(await history("api")).toEqual(["api tool_execute"]);
+  });
+});
+
+describe("MCP: an http tool", () => {
+  it("reaches its provider through call, reserves and settles like REST", async () => {
+    const upstream = await startFakeUpstream();
+    try {
+      await importManifest(database.db, fakeUpstreamManifest(upstream.url, { providerId: "mcp-http" }));
+      const a = await seedAccount(database.db, { credits: "3" });
+      const client = await connect(a.apiKey);
+      const { isError, data } = await tool(client, "call", { tool_id: fakeTool("mcp-http", "ok"), parameters: { city: "Lyon" } });
+      expect(isError).toBe(false);
+      expect(data).toMatchObject({ success: true, cost: 1, remaining_credits: 2, result: { data: { city: "Lyon" } } });
+      expect(upstream.count("/ok")).toBe(1);
+      // An upstream failure is the Call's: its reason code, not charged.
+      const failed = await tool(client, "call", { tool_id: fakeTool("mcp-http", "server_error"), parameters: { city: "Lyon" } });
+      expect(failed).toMatchObject({ isError: true, data: { success: false, reason_code: "provider.http_error", cost: 0 } });
+      expect(await balance(a.accountId)).toBe(2);
+      expect((await verifyLedger(database.db, { accountId: a.accountId })).violations).toEqual([]);
+      await client.close();
+    } finally {
+      await upstream.close();
+    }
   });
 });
 
