@@ -45,6 +45,10 @@ export const ledgerEntryTypes = [
   "consume_tool_execute",
   "consume_model_call",
   "consume_payment_refund",
+  "expire_payment_recharge",
+  "expire_welcome_bonus",
+  "expire_invitation_reward",
+  "refund_tool_execute",
 ] as const;
 export const ledgerScopes = ["account_history"] as const;
 export const ledgerDirections = ["consume", "grant", "any"] as const;

@@ -473,6 +473,10 @@ const en = {
   "entry.consume_tool_execute": "Call charge",
   "entry.consume_model_call": "Model call charge",
   "entry.consume_payment_refund": "Refund movement",
+  "entry.expire_payment_recharge": "Expired paid credits",
+  "entry.expire_welcome_bonus": "Expired bonus credits",
+  "entry.expire_invitation_reward": "Expired reward credits",
+  "entry.refund_tool_execute": "Call refund",
 
   "executions.subtitle": "Paste any id to see its whole story, from search to balance change, and whether it reconciles.",
   "executions.searchLabel": "Look up an id",
@@ -1009,6 +1013,10 @@ const zh: Messages = {
   "entry.consume_tool_execute": "调用扣费",
   "entry.consume_model_call": "模型调用扣费",
   "entry.consume_payment_refund": "退款变动",
+  "entry.expire_payment_recharge": "付费额度过期",
+  "entry.expire_welcome_bonus": "赠送额度过期",
+  "entry.expire_invitation_reward": "奖励额度过期",
+  "entry.refund_tool_execute": "调用退款",
 
   "executions.subtitle": "粘贴任意 ID，查看从搜索到余额变动的完整过程，以及是否对账一致。",
   "executions.searchLabel": "查询 ID",

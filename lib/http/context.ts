@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Database, Db } from "../db/types";
 import type { AccessClaims } from "../auth/jwt";
+import type { Clock } from "../clock";
 
 /** Who is calling: an API key, a user's JWT, or an agent's delegation token (RFC 8693). */
 export type AuthContext =
@@ -19,6 +20,8 @@ export interface ApiDeps {
   database: Database;
   /** Largest request body accepted, in bytes (default `MAX_BODY_BYTES`); larger ones answer 413 unread. */
   maxBodyBytes?: number;
+  /** The time budgets, expiry and alerts are decided by (default: the system clock; tests move their own). */
+  clock?: Clock;
 }
 
 /**

@@ -37,6 +37,10 @@ export const executions = pgTable(
     /** The response returned to the client, replayed for an idempotent retry. */
     response: jsonb("response"),
     responseStatus: integer("response_status"),
+    /** Budgets whose `reserved_credits` hold this Call's reservation (released at settlement). */
+    budgetIds: text("budget_ids").array(),
+    /** Credits given back by support refunds (never more than `settled_credits`). */
+    refundedCredits: credits("refunded_credits").notNull().default("0"),
     createdAt: createdAt(),
     settledAt: tsz("settled_at"),
   },

@@ -11,3 +11,4 @@ export * from "./usage-events";
 export * from "./oauth";
 export * from "./system";
 export * from "./audit-rollups";
+export * from "./spend-controls";

@@ -11,6 +11,10 @@ export const ledgerEntryTypes = [
   "consume_tool_execute",
   "consume_model_call",
   "consume_payment_refund",
+  "expire_payment_recharge",
+  "expire_welcome_bonus",
+  "expire_invitation_reward",
+  "refund_tool_execute",
 ] as const;
 export type LedgerEntryType = (typeof ledgerEntryTypes)[number];
 
