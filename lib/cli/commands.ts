@@ -1,5 +1,5 @@
 import path from "node:path";
-import { parseArgs, type ParseArgsConfig } from "node:util";
+import { parseArgs } from "node:util";
 import type { Db } from "../db/types";
 import { createAccount } from "../accounts/create-account";
 import { setAccountDisabled } from "../accounts/disable-account";
@@ -15,42 +15,12 @@ import { createOAuthClient } from "../oauth/create-client";
 import { userRoles, type UserRole } from "../db/schema";
 import { DEFAULT_GRACE_SECONDS, verifyLedger } from "../audit/verify";
 
-/** A usage error: the CLI prints it with the command's usage and exits 2. */
-export class UsageError extends Error {}
+import { list, oneOf, optStr, str, UsageError, type CommandContext, type CommandSpec, type Values } from "./command-kit";
+import { spendCommands } from "./spend-commands";
 
-type Options = NonNullable<ParseArgsConfig["options"]>;
-type Values = Record<string, string | boolean | string[] | undefined>;
+export { UsageError, type CommandContext } from "./command-kit";
 
-interface CommandSpec {
-  usage: string;
-  options: Options;
-  run(db: Db, values: Values, ctx: CommandContext): Promise<unknown>;
-}
-
-export interface CommandContext {
-  /** Progress for long operations (printed to stderr unless --json). */
-  progress?: (message: string) => void;
-}
-
-const str = (values: Values, name: string): string => {
-  const v = values[name];
-  if (typeof v !== "string" || v.length === 0) throw new UsageError(`--${name} is required`);
-  return v;
-};
-const optStr = (values: Values, name: string): string | undefined => {
-  const v = values[name];
-  return typeof v === "string" ? v : undefined;
-};
-const list = (values: Values, name: string): string[] => {
-  const v = values[name];
-  return Array.isArray(v) ? v : typeof v === "string" ? [v] : [];
-};
-function oneOf<T extends string>(value: string, allowed: readonly T[], name: string): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(", ")}`);
-  return value as T;
-}
-
-const commands: Record<string, CommandSpec> = {
+const coreCommands: Record<string, CommandSpec> = {
   "accounts create": {
     usage: "accounts create --name NAME [--credits N]",
     options: { name: { type: "string" }, credits: { type: "string" } },
@@ -184,6 +154,9 @@ const commands: Record<string, CommandSpec> = {
     },
   },
 };
+
+/** Every command: the core ones above, and spend controls (lib/cli/spend-commands.ts). */
+const commands: Record<string, CommandSpec> = { ...coreCommands, ...spendCommands };
 
 /**
  * `--mcp URL`: the server's tools become an `mcp` provider; free unless `--price` sets credits per
