@@ -16,6 +16,8 @@ CREATE TABLE "budgets" (
 	"period_start" timestamp with time zone,
 	"spent_credits" numeric(20, 6) DEFAULT '0' NOT NULL,
 	"reserved_credits" numeric(20, 6) DEFAULT '0' NOT NULL,
+	"opening_credits" numeric(20, 6) DEFAULT '0' NOT NULL,
+	"opening_period_start" timestamp with time zone,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "budgets_amounts_nonneg" CHECK ("budgets"."limit_credits" >= 0 AND "budgets"."spent_credits" >= 0 AND "budgets"."reserved_credits" >= 0)

@@ -30,6 +30,12 @@ export const budgets = pgTable(
     periodStart: tsz("period_start"),
     spentCredits: credits("spent_credits").notNull().default("0"),
     reservedCredits: credits("reserved_credits").notNull().default("0"),
+    /**
+     * Spend already in the ledger when the budget was set, counted into the period that began at
+     * `opening_period_start` (consume rows written before the budget existed carry no tag).
+     */
+    openingCredits: credits("opening_credits").notNull().default("0"),
+    openingPeriodStart: tsz("opening_period_start"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
