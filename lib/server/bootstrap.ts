@@ -9,6 +9,7 @@ import { startReservationSweeper } from "../billing/sweep-reservations";
 import { startToolStatsRefresher } from "../catalog/refresh-stats";
 import { startAdminChannel } from "./admin-channel";
 import { startAuthListener } from "../auth/auth-listener";
+import { startWebhookWorker } from "../webhooks/deliver";
 
 export interface Bootstrapped {
   database: Database;
@@ -22,8 +23,8 @@ type G = typeof globalThis & { [key]?: Promise<Bootstrapped> };
 /**
  * Everything a serving process needs before its first request, done once per process (the
  * custom server and `next dev`'s API route share it): database + migrations, run-time secrets,
- * the demo catalog and seed, the admin channel (embedded database), the reservation sweeper and
- * the tool stats refresher.
+ * the demo catalog and seed, the admin channel (embedded database), the reservation sweeper, the
+ * tool stats refresher and the webhook delivery worker.
  */
 export function bootstrap(): Promise<Bootstrapped> {
   const g = globalThis as G;
@@ -46,6 +47,11 @@ export function bootstrap(): Promise<Bootstrapped> {
     const stopStatsRefresher = startToolStatsRefresher(db, (err) => logger.error({ err: err.message }, "tool stats refresh failed"));
     // Revoked keys and disabled accounts announced by any instance or the CLI (PostgreSQL only: the embedded database has one process).
     const stopAuthListener = database.kind === "postgres" && e.DATABASE_URL ? startAuthListener(e.DATABASE_URL, db, (err) => logger.warn({ err: err.message }, "auth listener")) : undefined;
+    // Webhook deliveries queued by any instance wake it at once (pg_notify); it polls for retries.
+    const webhookWorker = startWebhookWorker(db, {
+      listen: { kind: database.kind, url: e.DATABASE_URL },
+      onError: (err) => logger.error({ err: err.message }, "webhook delivery failed"),
+    });
     return {
       database,
       credentials: "credentials" in seed ? seed.credentials : undefined,
@@ -54,6 +60,7 @@ export function bootstrap(): Promise<Bootstrapped> {
         stopSweeper();
         stopStatsRefresher();
         stopAuthListener?.();
+        void webhookWorker.stop();
       },
     };
   })();

@@ -1,0 +1,90 @@
+import http from "node:http";
+import https from "node:https";
+import { guardedLookup, PrivateAddressError, refusePrivateLiteral } from "../providers/ssrf-guard";
+import type { SignedHeaders } from "./sign";
+
+/** How much of a receiver's answer is read (and its first characters kept for the delivery log). */
+const MAX_ANSWER_BYTES = 64 * 1024;
+const SNIPPET_CHARS = 200;
+
+// Keep-alive pools, guarded (every resolved address checked in the socket's own lookup: no
+// DNS-rebinding gap) or open for endpoints the operator allowed on private networks.
+const pooled = { keepAlive: true, maxSockets: 64, timeout: 30_000 };
+const agents = {
+  guarded: { http: new http.Agent({ ...pooled, lookup: guardedLookup }), https: new https.Agent({ ...pooled, lookup: guardedLookup }) },
+  open: { http: new http.Agent(pooled), https: new https.Agent(pooled) },
+};
+
+export interface SendOutcome {
+  /** The receiver's HTTP status, or null when none came (refused, unreachable, timed out). */
+  statusCode: number | null;
+  ok: boolean;
+  /** Why it is not a success, for the delivery log. */
+  error: string | null;
+  durationMs: number;
+}
+
+/** POSTs one signed delivery; never throws. Success is a 2xx answer; redirects are not followed. */
+export function sendWebhook(
+  url: string,
+  body: string,
+  headers: SignedHeaders,
+  options: { allowPrivateNetwork: boolean; timeoutMs: number },
+): Promise<SendOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  return new Promise((resolve) => {
+    let target: URL;
+    try {
+      target = new URL(url);
+      if (!options.allowPrivateNetwork) refusePrivateLiteral(target);
+    } catch (err) {
+      resolve({ statusCode: null, ok: false, error: describe(err), durationMs: elapsed() });
+      return;
+    }
+    const isHttps = target.protocol === "https:";
+    const pool = options.allowPrivateNetwork ? agents.open : agents.guarded;
+    const request = (isHttps ? https : http).request(target, {
+      method: "POST",
+      agent: isHttps ? pool.https : pool.http,
+      headers: { "content-type": "application/json", "user-agent": "tollgate-webhooks/1", "content-length": Buffer.byteLength(body), ...headers },
+    });
+    const timer = setTimeout(() => request.destroy(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    request.on("response", (res) => {
+      const status = res.statusCode ?? 0;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        const ok = status >= 200 && status < 300;
+        const snippet = Buffer.concat(chunks).toString("utf8").replace(/\s+/g, " ").trim().slice(0, SNIPPET_CHARS);
+        resolve({ statusCode: status, ok, error: ok ? null : `HTTP ${status}${snippet ? `: ${snippet}` : ""}`, durationMs: elapsed() });
+      };
+      res.on("data", (chunk: Buffer) => {
+        if (size < MAX_ANSWER_BYTES) chunks.push(chunk);
+        size += chunk.length;
+        if (size > MAX_ANSWER_BYTES) {
+          res.destroy();
+          finish();
+        }
+      });
+      res.on("end", finish);
+      res.on("error", finish);
+    });
+    request.on("error", (err) => {
+      clearTimeout(timer);
+      resolve({ statusCode: null, ok: false, error: describe(err), durationMs: elapsed() });
+    });
+    request.end(body);
+  });
+}
+
+function describe(err: unknown): string {
+  if (err instanceof PrivateAddressError) return `refused: ${err.address} is a non-public address (the endpoint is not allowed on private networks)`;
+  const e = err as NodeJS.ErrnoException;
+  if (!e?.message) return String(err);
+  return e.code && !e.message.includes(e.code) ? `${e.code}: ${e.message}` : e.message;
+}
