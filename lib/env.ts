@@ -25,6 +25,8 @@ const EnvSchema = z.object({
     .default("0"),
   SEED_DEMO: z.enum(["true", "false"]).default("true"),
   ALLOW_PRIVATE_UPSTREAMS: z.string().default(""),
+  /** "true": every webhook endpoint may reach private and loopback addresses (else only those the operator created with --allow-private-network). */
+  WEBHOOK_ALLOW_PRIVATE_NETWORK: z.enum(["true", "false"]).default("false"),
   /** Largest request body the API reads; a larger one answers 413 before it is parsed. */
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   /** A reservation lives its tool's timeout plus this; one still held later is a crashed Call's, released by the sweeper. */
