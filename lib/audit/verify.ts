@@ -158,6 +158,52 @@ const checks: Check[] = [
          AND reservation_expires_at < ${new Date(o.now.getTime() - o.graceSeconds * 1000).toISOString()}::timestamptz`,
     message: (r) => `execution ${r.id} still holds ${r.reserved_credits} credits; its reservation expired at ${new Date(r.reservation_expires_at as string).toISOString()}`,
   },
+  {
+    // Budgets (lib/billing/budget-sql.ts): what a budget holds is what its Calls in flight hold.
+    name: "budget_reserved_equals_holds",
+    query: (account) => sql`
+      SELECT b.account_id, b.id, b.reserved_credits, coalesce(x.held, 0) AS held
+        FROM budgets b
+        LEFT JOIN (SELECT bid, sum(e.reserved_credits) AS held FROM executions e CROSS JOIN unnest(e.budget_ids) AS bid
+                    WHERE e.status = 'reserved' AND ${account("e")} GROUP BY bid) x ON x.bid = b.id
+       WHERE ${account("b")} AND b.reserved_credits <> coalesce(x.held, 0)`,
+    message: (r) => `budget ${r.id} holds ${r.reserved_credits} credits but its reserved executions hold ${r.held}`,
+  },
+  {
+    // A budget's spend in its current period is re-added from the ledger: the consume rows that
+    // name it for that period, plus the spend counted when it was set (its opening).
+    name: "budget_spent_equals_ledger",
+    query: (account) => sql`
+      SELECT b.account_id, b.id, b.spent_credits, b.period_start,
+             coalesce(t.tagged, 0) + CASE WHEN b.opening_period_start = b.period_start THEN b.opening_credits ELSE 0 END AS ledger
+        FROM budgets b
+        LEFT JOIN (SELECT kv.key AS bid, (kv.value #>> '{}')::timestamptz AS ps, sum(-l.amount_credits) AS tagged
+                     FROM credits_ledger l CROSS JOIN LATERAL jsonb_each(l.ledger_metadata->'budgets') AS kv
+                    WHERE ${account("l")} AND l.ledger_metadata ? 'budgets'
+                    GROUP BY 1, 2) t ON t.bid = b.id AND t.ps = b.period_start
+       WHERE ${account("b")}
+         AND b.spent_credits <> coalesce(t.tagged, 0) + CASE WHEN b.opening_period_start = b.period_start THEN b.opening_credits ELSE 0 END`,
+    message: (r) => `budget ${r.id} counts ${r.spent_credits} credits spent since ${r.period_start} but the ledger holds ${r.ledger}`,
+  },
+  {
+    // Expiring grants (lib/billing/expire-grants.ts): a kind's live lots are part of its balance,
+    // and an expired lot holds nothing.
+    name: "grant_lots_within_balance",
+    query: (account) => sql`
+      SELECT g.account_id, g.kind, coalesce(sum(g.remaining_credits) FILTER (WHERE g.expired_at IS NULL), 0) AS live,
+             CASE g.kind WHEN 'paid' THEN b.paid_credits WHEN 'bonus' THEN b.bonus_credits ELSE b.reward_credits END AS balance,
+             count(*) FILTER (WHERE g.expired_at IS NOT NULL AND g.remaining_credits <> 0) AS expired_holding
+        FROM credit_grants g JOIN credit_balances b USING (account_id)
+       WHERE ${account("g")}
+       GROUP BY g.account_id, g.kind, b.paid_credits, b.bonus_credits, b.reward_credits
+      HAVING coalesce(sum(g.remaining_credits) FILTER (WHERE g.expired_at IS NULL), 0)
+               > CASE g.kind WHEN 'paid' THEN b.paid_credits WHEN 'bonus' THEN b.bonus_credits ELSE b.reward_credits END
+          OR count(*) FILTER (WHERE g.expired_at IS NOT NULL AND g.remaining_credits <> 0) > 0`,
+    message: (r) =>
+      Number(r.expired_holding) > 0
+        ? `${r.expired_holding} expired ${r.kind} grant(s) still hold credits`
+        : `live ${r.kind} grants hold ${r.live} credits but the ${r.kind} balance is ${r.balance}`,
+  },
 ];
 
 export const verifyChecks = checks.map((c) => c.name);

@@ -29,7 +29,13 @@ export async function sweepExpiredReservations(db: Db, batchSize = 100): Promise
                        WHERE id IN (SELECT id FROM due) AND status = 'reserved' AND (SELECT count(*) FROM locked) >= 0
                        FOR UPDATE SKIP LOCKED)
    RETURNING e.id, e.account_id, e.api_key_id, e.tool_id, e.search_id, e.session_id, e.model, e.run_id,
-             e.reserved_credits, e.delegation_jti, e.parameters, e.created_at
+             e.reserved_credits, e.delegation_jti, e.parameters, e.created_at, e.budget_ids
+    ), per_budget AS (
+      SELECT bid, sum(reserved_credits) AS total FROM ex CROSS JOIN unnest(ex.budget_ids) AS bid GROUP BY bid
+    ), brel AS (
+      -- Budget rows are only changed under their account's balance row lock (taken by \`locked\`).
+      UPDATE budgets b SET reserved_credits = greatest(b.reserved_credits - pb.total, 0), updated_at = now()
+        FROM per_budget pb WHERE b.id = pb.bid
     ), per_account AS (
       SELECT account_id, sum(reserved_credits) AS total FROM ex GROUP BY account_id
     ), rel AS (

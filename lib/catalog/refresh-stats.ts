@@ -24,6 +24,7 @@ const countsAs: Record<ReasonCode, "success" | "failure" | null> = {
   tool_unavailable: null,
   "billing.insufficient_credits": null,
   "billing.delegation_cap": null,
+  "billing.budget_exceeded": null,
   "delegation.scope_denied": null,
 };
 const codes = (counts: (kind: "success" | "failure" | null) => boolean) =>

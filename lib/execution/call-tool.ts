@@ -15,8 +15,11 @@ import { cachedOutcome, hashOf, storeOutcome } from "./result-cache";
 import { ProjectionError, parseRespondWith, type RespondWith } from "./respond-with";
 import { shapeResult, type ShapedResult } from "./shape-result";
 import { recordCall, reserveCall, settleReservedCall, type Charge, type SettleOutcome } from "./settle";
+import type { BudgetRefusal } from "../billing/budget-sql";
 import { validateParameters, withCurrentSchema, withDefaults } from "./validate-parameters";
 import { msSince } from "../timing";
+import { systemClock, type Clock } from "../clock";
+import { budgetRefusalMessage } from "../billing/budgets";
 import { countCall, countCreditsReserved, countCreditsSettled } from "../observability/metrics";
 
 export interface CallRequest {
@@ -35,8 +38,8 @@ export interface Caller {
   accountId: string;
   apiKeyId: string | null;
   userId: string | null;
-  /** Present when the bearer is an agent delegation token (RFC 8693). */
-  delegation?: { jti: string; toolIds?: string[]; providerIds?: string[]; runId?: string; model?: string };
+  /** Present when the bearer is an agent delegation token (RFC 8693), with the OAuth client it was issued to. */
+  delegation?: { jti: string; clientId?: string; toolIds?: string[]; providerIds?: string[]; runId?: string; model?: string };
   /** How the Call arrived (recorded on its usage event); REST by default. */
   channel?: UsageChannel;
 }
@@ -81,6 +84,7 @@ const outcomeOf: Record<ReasonCode, string> = {
   tool_unavailable: "unavailable",
   "billing.insufficient_credits": "not_executed",
   "billing.delegation_cap": "not_executed",
+  "billing.budget_exceeded": "not_executed",
   "delegation.scope_denied": "not_executed",
 };
 
@@ -89,8 +93,10 @@ const outcomeOf: Record<ReasonCode, string> = {
  * outside any transaction, settle in one statement, shape the result. Every path that gets past
  * authentication leaves an execution and a usage event the user can find in their history.
  */
-export async function callTool(db: Db, caller: Caller, req: CallRequest): Promise<CallResult> {
+export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: Clock = systemClock): Promise<CallResult> {
   const started = performance.now();
+  // Budgets apply per account, per API key and per OAuth client, in the period containing `at`.
+  const spender = { at: clock.now(), clientId: caller.delegation?.clientId ?? null };
   const timings: Partial<Record<CallPhase, number>> = {};
   let phaseStart = started;
   /** Closes the running phase, which was `phase`. */
@@ -109,6 +115,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
       db,
       baseExecution(),
       failureEvent({ reason, message, tool, toolId: req.toolId ?? null, ms, requestPayload: requestPayload(req), details }),
+      spender,
     );
     countCall(reason, "failed_not_charged");
     return {
@@ -123,7 +130,9 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
         elapsed_time_ms: ms,
         billing: { summary: "Not charged", list_amount_credits: 0 },
         cost: 0,
-        remaining_credits: outcome?.availableAfter == null ? null : creditsToNumber(outcome.availableAfter),
+        // The reason code REST and MCP clients act on (insufficient credits, a delegation cap or a budget).
+        execution_outcome: { outcome: outcomeOf[reason], reason_code: reason, charge_outcome: "failed_not_charged", cache_hit: false },
+        remaining_credits: !outcome.written || outcome.availableAfter == null ? null : creditsToNumber(outcome.availableAfter),
       },
     } satisfies CallResult;
   };
@@ -237,7 +246,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
   if (needsReservation) {
     let r;
     try {
-      r = await reserveCall(db, { ...base, reservationExpiresAt: new Date(Date.now() + tool.target.timeoutMs + env().RESERVATION_MARGIN_SECONDS * 1000), settledAt: null }, reserved, delegation?.jti);
+      r = await reserveCall(db, { ...base, reservationExpiresAt: new Date(Date.now() + tool.target.timeoutMs + env().RESERVATION_MARGIN_SECONDS * 1000), settledAt: null }, reserved, delegation?.jti, spender);
     } catch (err) {
       if (req.idempotencyKey && isUniqueViolation(err)) {
         const replay = await replayIdempotent(db, caller.accountId, req.idempotencyKey, requestHash!);
@@ -246,6 +255,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
       throw err;
     }
     if (!r.reserved) {
+      if (r.reason === "budget_exceeded") return budgetExceeded(r.budget, reserved);
       return r.reason === "delegation_cap"
         ? reject(402, "billing.delegation_cap", `This call may cost ${creditsText(reserved)}, more than the delegation token's remaining max_credits`, undefined, tool)
         : insufficient(reserved);
@@ -348,7 +358,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
       api_key_id: caller.apiKeyId,
       pre_settlement_bill: { execution_id: executionId, summary: billing.summary, list_amount_credits: listAmount },
       settlement_result: { settled_amount_credits: listAmount },
-      ledger_metadata: { tool_id: tool.id, ...(delegation ? { run_id: delegation.runId ?? null, model, delegation_jti: delegation.jti } : {}), ...(cacheHit ? { cache_hit: true } : {}) },
+      ledger_metadata: { tool_id: tool.id, ...(delegation ? { run_id: delegation.runId ?? null, model, delegation_jti: delegation.jti, ...(delegation.clientId ? { client_id: delegation.clientId } : {}) } : {}), ...(cacheHit ? { cache_hit: true } : {}) },
     },
   };
   // What the client is sent (`respond_with=summary` keeps only the fields the contract lists); an
@@ -371,10 +381,11 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
   const charged = credits(amount).gt(0);
   let settled: SettleOutcome | null;
   if (needsReservation) {
-    settled = await settleReservedCall(db, { executionId, accountId: caller.accountId, update: settledFields, event, charge: charged ? charge : undefined });
+    settled = await settleReservedCall(db, { executionId, accountId: caller.accountId, update: settledFields, event, charge: charged ? charge : undefined, at: spender.at });
   } else {
-    settled = await recordCall(db, { ...base, ...settledFields, settledAt: new Date() }, event, charged ? charge : undefined);
-    if (!settled) return insufficient(amount);
+    const recorded = await recordCall(db, { ...base, ...settledFields, settledAt: new Date() }, event, spender, charged ? charge : undefined);
+    if (!recorded.written) return recorded.budget ? budgetExceeded(recorded.budget, amount) : insufficient(amount);
+    settled = recorded;
   }
   lap("settle");
   body.remaining_credits = settled.availableAfter == null ? null : creditsToNumber(settled.availableAfter);
@@ -406,6 +417,12 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest): Promis
         execution_outcome: { outcome: outcomeOf["transport.execution_failed"], reason_code: "transport.execution_failed", charge_outcome: "failed_not_charged", cache_hit: cacheHit },
       },
     };
+  }
+
+  /** 402 naming the budget the Call would cross and when it resets; nothing was held or charged. */
+  async function budgetExceeded(budget: BudgetRefusal, needed: string): Promise<CallResult> {
+    const message = budgetRefusalMessage(budget, needed);
+    return reject(402, "billing.budget_exceeded", message, [{ type: "budget_exceeded", loc: ["budget", budget.budget_id], msg: message, input: budget }], tool ?? undefined);
   }
 
   async function insufficient(needed: string): Promise<CallResult> {

@@ -5,6 +5,7 @@ import { rows } from "../db/row-sql";
 import { columnJson, columnList, runQuery } from "../db/statement";
 import { WriteBatcher } from "../db/write-batcher";
 import { DEBIT_CTES, type LedgerRowInput } from "../billing/debit-credits";
+import { BUDGET_SPEND_CTE, blTags, budgetCheckCtes, tagLedger, type BudgetRefusal } from "../billing/budget-sql";
 import { usageEventRow, type UsageEventInput } from "../audit/usage-event";
 import { creditsToSql } from "../money";
 
@@ -31,6 +32,11 @@ export interface Charge {
 
 interface Job {
   account_id: string;
+  /** The time the budgets' periods are decided by (ISO). */
+  at: string;
+  /** Who spends: the budgets of this key or OAuth client apply besides the account's. */
+  api_key_id?: string | null;
+  client_id?: string | null;
   amount?: string;
   ledger?: LedgerRowInput;
   execution_id?: string;
@@ -43,6 +49,7 @@ interface Job {
 interface JobResult {
   written: boolean;
   cap_ok?: boolean;
+  budget_refusal?: BudgetRefusal | null;
   ledger_id: string | null;
   available: string | null;
 }
@@ -66,10 +73,18 @@ function eventInsert(eventColumns: string[], from: string): string {
 function recordSql(executionColumns: string[], eventColumns: string[]): string {
   return `
     WITH ${JOBS},
+    lk AS (
+      SELECT account_id FROM credit_balances WHERE account_id IN (SELECT job->>'account_id' FROM jobs WHERE job ? 'ledger')
+       ORDER BY account_id FOR UPDATE
+    ), ${BUDGET_QUERY("jobs WHERE job ? 'ledger'")},
+    ${budgetCheckCtes("lk")},
     charges AS (
-      SELECT i, job->>'account_id' AS account_id, (job->>'amount')::numeric AS amount, 0::numeric AS release, job->'ledger' AS ledger
-        FROM jobs WHERE job ? 'ledger'
+      SELECT i, job->>'account_id' AS account_id, (job->>'amount')::numeric AS amount, 0::numeric AS release,
+             ${tagLedger("job->'ledger'", blTags("jobs.i"))} AS ledger
+        FROM jobs WHERE job ? 'ledger' AND i NOT IN (SELECT i FROM bover)
     ), ${DEBIT_CTES},
+    charged AS (SELECT i, amount FROM upd),
+    ${BUDGET_SPEND_CTE},
     ok AS (SELECT i FROM jobs WHERE NOT job ? 'ledger' UNION ALL SELECT i FROM upd),
     ex AS (
       INSERT INTO executions (${columnList(executionColumns)})
@@ -77,9 +92,16 @@ function recordSql(executionColumns: string[], eventColumns: string[]): string {
         FROM ok JOIN jobs USING (i) CROSS JOIN LATERAL jsonb_populate_record(NULL::executions, jobs.job->'execution') r
     ), ${eventInsert(eventColumns, "ok")}
     SELECT jobs.i, ok.i IS NOT NULL AS written, CASE WHEN upd.amount > 0 THEN upd.ledger->>'id' END AS ledger_id,
-           coalesce(upd.available_after, ${AVAILABLE}) AS available
-      FROM jobs LEFT JOIN ok USING (i) LEFT JOIN upd USING (i) ORDER BY jobs.i`;
+           coalesce(upd.available_after, ${AVAILABLE}) AS available, bover.refusal AS budget_refusal
+      FROM jobs LEFT JOIN ok USING (i) LEFT JOIN upd USING (i) LEFT JOIN bover USING (i) ORDER BY jobs.i`;
 }
+
+/** CTE `bq`: the charges of the jobs selected by `from` (a FROM clause over `jobs`), for `budgetCheckCtes`. */
+const BUDGET_QUERY = (from: string) => `bq AS (
+      SELECT i, job->>'account_id' AS account_id, job->>'api_key_id' AS api_key_id, job->>'client_id' AS client_id,
+             (job->>'amount')::numeric AS amount, (job->>'at')::timestamptz AS at
+        FROM ${from}
+    )`;
 
 /**
  * Settlements of reserved Calls, each exactly once: marks the execution settled, releases its
@@ -102,12 +124,26 @@ function settleSql(updateColumns: string[], eventColumns: string[]): string {
              status = 'settled', settled_at = now()
         FROM jobs
        WHERE e.id = jobs.job->>'execution_id' AND e.status = 'reserved' AND (SELECT count(*) FROM held) >= 0
-   RETURNING jobs.i, e.account_id, e.reserved_credits, e.delegation_jti
+   RETURNING jobs.i, e.account_id, e.reserved_credits, e.delegation_jti, e.budget_ids
+    ), bx AS (
+      -- The budgets the reservation is held on, and the period the charge counts in.
+      SELECT ex.i, bb.id, budget_period_start(bb.period, bb.time_zone, (jobs.job->>'at')::timestamptz) AS ps, ex.reserved_credits AS release
+        FROM ex JOIN jobs USING (i) JOIN budgets bb ON bb.id = ANY(ex.budget_ids)
     ), charges AS (
       SELECT ex.i, ex.account_id, coalesce((jobs.job->>'amount')::numeric, 0) AS amount, ex.reserved_credits AS release,
-             jobs.job->'ledger' AS ledger
+             ${tagLedger("jobs.job->'ledger'", "(SELECT jsonb_object_agg(bx.id, bx.ps) FROM bx WHERE bx.i = ex.i)")} AS ledger
         FROM ex JOIN jobs USING (i)
     ), ${DEBIT_CTES},
+    bset AS (
+      UPDATE budgets b
+         SET period_start = bx.ps,
+             spent_credits = CASE WHEN b.period_start = bx.ps THEN b.spent_credits ELSE 0 END + coalesce(upd.amount, 0),
+             reserved_credits = greatest(b.reserved_credits - bx.release, 0),
+             updated_at = now()
+        FROM bx LEFT JOIN upd USING (i)
+       WHERE b.id = bx.id
+   RETURNING b.id, b.account_id, b.limit_credits, b.spent_credits - coalesce(upd.amount, 0) AS spent_before, b.spent_credits AS spent_after, bx.ps
+    ),
     ${eventInsert(eventColumns, "ex")},
     dc AS (
       UPDATE delegation_spend ds
@@ -159,18 +195,30 @@ function eventJson(event: UsageEventInput) {
   return columnJson(usageEvents, row);
 }
 
+/** Who spends and when: decides which budgets apply to a charge, and in which period. */
+export interface Spender {
+  /** The OAuth client a delegation token was issued to (its budget applies besides the key's and the account's). */
+  clientId?: string | null;
+  at: Date;
+}
+
+/** A Call recorded (and charged), or nothing written: credits were short, or a budget refused the charge. */
+export type RecordOutcome = ({ written: true } & SettleOutcome) | { written: false; budget: BudgetRefusal | null };
+
 /** A Call that needs no reservation: records execution and event, and charges when `charge` is given. */
-export async function recordCall(db: Db, execution: ExecutionRow, event: UsageEventInput, charge?: Charge): Promise<SettleOutcome | null> {
+export async function recordCall(db: Db, execution: ExecutionRow, event: UsageEventInput, spender: Spender, charge?: Charge): Promise<RecordOutcome> {
   const ex = columnJson(executions, execution);
   const ev = eventJson(event);
-  const job: Job = { account_id: execution.accountId, execution: ex.json, event: ev.json };
+  const job: Job = { account_id: execution.accountId, at: spender.at.toISOString(), execution: ex.json, event: ev.json };
   if (charge) {
     job.amount = creditsToSql(charge.amount);
     job.ledger = charge.ledger;
+    job.api_key_id = execution.apiKeyId ?? null;
+    job.client_id = spender.clientId ?? null;
   }
   const r = await submit(db, "record", ex.columns, ev.columns, job);
-  // Not written: credits were short for the charge, and nothing was written.
-  return r.written ? { settled: true, ledgerEntryId: r.ledger_id, availableAfter: r.available } : null;
+  if (!r.written) return { written: false, budget: r.budget_refusal ?? null };
+  return { written: true, settled: true, ledgerEntryId: r.ledger_id, availableAfter: r.available };
 }
 
 /**
@@ -179,11 +227,11 @@ export async function recordCall(db: Db, execution: ExecutionRow, event: UsageEv
  */
 export async function settleReservedCall(
   db: Db,
-  input: { executionId: string; accountId: string; update: Partial<ExecutionRow>; event: UsageEventInput; charge?: Charge },
+  input: { executionId: string; accountId: string; update: Partial<ExecutionRow>; event: UsageEventInput; charge?: Charge; at?: Date },
 ): Promise<SettleOutcome> {
   const upd = columnJson(executions, input.update);
   const ev = eventJson(input.event);
-  const job: Job = { account_id: input.accountId, execution_id: input.executionId, update: upd.json, event: ev.json };
+  const job: Job = { account_id: input.accountId, at: (input.at ?? new Date()).toISOString(), execution_id: input.executionId, update: upd.json, event: ev.json };
   if (input.charge) {
     job.amount = creditsToSql(input.charge.amount);
     job.ledger = input.charge.ledger;
@@ -192,7 +240,10 @@ export async function settleReservedCall(
   return { settled: r.written, ledgerEntryId: r.ledger_id, availableAfter: r.available };
 }
 
-export type ReserveResult = { reserved: true } | { reserved: false; reason: "insufficient_credits" | "delegation_cap" };
+export type ReserveResult =
+  | { reserved: true }
+  | { reserved: false; reason: "insufficient_credits" | "delegation_cap" }
+  | { reserved: false; reason: "budget_exceeded"; budget: BudgetRefusal };
 
 /**
  * Holds each job's `amount` on its balance row (and on its delegation token's cap) and inserts the
@@ -209,13 +260,15 @@ function reserveSql(executionColumns: string[]): string {
     cur AS (
       SELECT account_id FROM credit_balances WHERE account_id IN (SELECT account_id FROM req WHERE amount > 0)
        ORDER BY account_id FOR UPDATE
-    ), tok AS (
+    ), ${BUDGET_QUERY("jobs")},
+    ${budgetCheckCtes("cur")},
+    tok AS (
       SELECT jti, spent_credits + reserved_credits AS used, max_credits FROM delegation_spend
        WHERE jti IN (SELECT jti FROM req) AND (SELECT count(*) FROM cur) >= 0
        ORDER BY jti FOR UPDATE
     ), cap AS (
       SELECT r.i FROM req r LEFT JOIN tok t ON t.jti = r.jti
-       WHERE r.jti IS NULL OR t.used + r.amount <= t.max_credits
+       WHERE (r.jti IS NULL OR t.used + r.amount <= t.max_credits) AND r.i NOT IN (SELECT i FROM bover)
     ), b AS (
       UPDATE credit_balances cb SET reserved_credits = cb.reserved_credits + r.amount, updated_at = now()
         FROM req r JOIN cur USING (account_id) JOIN cap USING (i)
@@ -227,23 +280,46 @@ function reserveSql(executionColumns: string[]): string {
       UPDATE delegation_spend ds SET reserved_credits = ds.reserved_credits + r.amount
         FROM req r JOIN held USING (i)
        WHERE ds.jti = r.jti
+    ), bres AS (
+      UPDATE budgets bu
+         SET period_start = bl.ps, spent_credits = bl.spent, reserved_credits = bu.reserved_credits + bl.amount, updated_at = now()
+        FROM bl JOIN held USING (i)
+       WHERE bu.id = bl.id
     ), ex AS (
       INSERT INTO executions (${columnList(executionColumns)})
       SELECT ${columnList(executionColumns, "r.")}
-        FROM held JOIN jobs USING (i) CROSS JOIN LATERAL jsonb_populate_record(NULL::executions, jobs.job->'execution') r
+        FROM held JOIN jobs USING (i)
+             CROSS JOIN LATERAL jsonb_populate_record(NULL::executions, jobs.job->'execution'
+                                || jsonb_build_object('budget_ids', (SELECT jsonb_agg(bl.id ORDER BY bl.id) FROM bl WHERE bl.i = held.i))) r
     )
-    SELECT req.i, held.i IS NOT NULL AS written, cap.i IS NOT NULL AS cap_ok, NULL AS ledger_id, NULL AS available
-      FROM req LEFT JOIN held USING (i) LEFT JOIN cap USING (i) ORDER BY req.i`;
+    SELECT req.i, held.i IS NOT NULL AS written, cap.i IS NOT NULL AS cap_ok, bover.refusal AS budget_refusal, NULL AS ledger_id, NULL AS available
+      FROM req LEFT JOIN held USING (i) LEFT JOIN cap USING (i) LEFT JOIN bover USING (i) ORDER BY req.i`;
 }
 
 /**
  * Reserves for one Call (see `reserveSql`). A duplicate Idempotency-Key raises a unique violation
  * that undoes the whole statement.
  */
-export async function reserveCall(db: Db, execution: ExecutionRow, amount: string, delegationJti?: string): Promise<ReserveResult> {
-  const ex = columnJson(executions, { ...execution, status: "reserved", reservedCredits: amount });
-  const job: Job = { account_id: execution.accountId, amount: creditsToSql(amount), jti: delegationJti, execution: ex.json };
+export async function reserveCall(
+  db: Db,
+  execution: ExecutionRow,
+  amount: string,
+  delegationJti?: string,
+  spender: Spender = { at: new Date() },
+): Promise<ReserveResult> {
+  // budget_ids is set by the statement, from the budgets it held the amount on.
+  const ex = columnJson(executions, { ...execution, status: "reserved", reservedCredits: amount, budgetIds: null });
+  const job: Job = {
+    account_id: execution.accountId,
+    at: spender.at.toISOString(),
+    api_key_id: execution.apiKeyId ?? null,
+    client_id: spender.clientId ?? null,
+    amount: creditsToSql(amount),
+    jti: delegationJti,
+    execution: ex.json,
+  };
   const r = await submit(db, "reserve", ex.columns, [], job);
   if (r.written) return { reserved: true };
+  if (r.budget_refusal) return { reserved: false, reason: "budget_exceeded", budget: r.budget_refusal };
   return { reserved: false, reason: r.cap_ok ? "insufficient_credits" : "delegation_cap" };
 }

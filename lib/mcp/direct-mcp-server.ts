@@ -107,7 +107,7 @@ export function buildDirectMcpServer(c: Context<ApiEnv>, auth: AuthContext, call
         respondWith: undefined,
         cacheMode: "default",
         idempotencyKey: undefined,
-      });
+      }, c.env.deps.clock);
       const data = body as Record<string, unknown>;
       const failed = status >= 400 || data.success === false;
       const reason = (data.execution_outcome as { reason_code?: string } | undefined)?.reason_code;

@@ -54,7 +54,7 @@ export function mcpCaller(auth: AuthContext): Caller {
     apiKeyId: null,
     userId: auth.userId,
     channel: "mcp",
-    delegation: { jti: claims.jti, toolIds: claims.tool_ids, providerIds: claims.provider_ids, runId: claims.run_id, model: claims.model },
+    delegation: { jti: claims.jti, clientId: claims.client_id, toolIds: claims.tool_ids, providerIds: claims.provider_ids, runId: claims.run_id, model: claims.model },
   };
 }
 
@@ -100,9 +100,12 @@ export function buildMcpServer(c: Context<ApiEnv>, auth: AuthContext): McpServer
           lang: lang ?? "en",
           priceCredits: env().SEARCH_PRICE_CREDITS,
           channel: "mcp",
+          clientId: auth.kind === "delegation" ? (auth.claims.client_id ?? null) : null,
+          clock: c.env.deps.clock,
         });
         const data = { search_id: response.search_id, total: response.total, results: response.results, remaining_credits: response.remaining_credits, error_message: response.error_message };
-        return outcome === "ok" ? answer(data) : refusal("billing.insufficient_credits", response.error_message ?? "Insufficient credits", data);
+        if (outcome === "ok") return answer(data);
+        return refusal(outcome === "budget_exceeded" ? "billing.budget_exceeded" : "billing.insufficient_credits", response.error_message ?? "Insufficient credits", data);
       }),
   );
 
@@ -204,7 +207,7 @@ export function buildMcpServer(c: Context<ApiEnv>, auth: AuthContext): McpServer
           respondWith: input.respond_with,
           cacheMode: "default",
           idempotencyKey: input.idempotency_key,
-        });
+        }, c.env.deps.clock);
         const data = body as Record<string, unknown>;
         const failed = status >= 400 || data.success === false;
         return answer(failed ? { ...data, reason_code: (data.execution_outcome as { reason_code?: string } | undefined)?.reason_code ?? reasonOfStatus(status) } : data, failed);

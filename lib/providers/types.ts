@@ -15,6 +15,7 @@ export type ReasonCode =
   // Extensions beyond the contract's list: Calls refused before execution (documented in docs/call.md).
   | "billing.insufficient_credits"
   | "billing.delegation_cap"
+  | "billing.budget_exceeded"
   | "delegation.scope_denied";
 
 /** What an adapter reports; settlement derives success, charge and charge outcome from it. */

@@ -3,7 +3,8 @@
 // same transaction.
 import { searches, usageEvents, type UsageChannel } from "../db/schema";
 import type { Db } from "../db/types";
-import { debitCredits } from "../billing/debit-credits";
+import { budgetRefusalMessage, debitWithinBudgets } from "../billing/budgets";
+import { systemClock, type Clock } from "../clock";
 import { usageEventRow } from "../audit/usage-event";
 import { newId, newUuid } from "../ids";
 import { credits, creditsText, creditsToNumber, creditsToSql } from "../money";
@@ -22,9 +23,13 @@ export interface SearchToolsInput {
   /** Credits one search costs (`SEARCH_PRICE_CREDITS`); "0" = free. */
   priceCredits: string;
   channel?: UsageChannel;
+  /** The OAuth client of a delegation token: its budget applies to a priced search. */
+  clientId?: string | null;
+  /** Decides the budgets' periods (default: the system clock). */
+  clock?: Clock;
 }
 
-export type SearchOutcome = { outcome: "ok" | "insufficient_credits"; response: SearchResponse };
+export type SearchOutcome = { outcome: "ok" | "insufficient_credits" | "budget_exceeded"; response: SearchResponse };
 
 export async function searchTools(db: Db, input: SearchToolsInput): Promise<SearchOutcome> {
   const started = performance.now();
@@ -42,6 +47,9 @@ export async function searchTools(db: Db, input: SearchToolsInput): Promise<Sear
   const priced = price.gt(0);
   let remaining = available === null ? null : credits(available);
   let short = false;
+  /** Why a priced search was refused (credits short, or a budget), for the response and the usage event. */
+  let refusal: string | null = null;
+  let budgetRefused = false;
   /** The search row and its usage event, once the debit (if any) has decided `refused`. */
   const record = (ledgerEntryId: string | null, refused: boolean) => {
     const resultIds = refused ? [] : found.map((t) => t.id);
@@ -68,7 +76,7 @@ export async function searchTools(db: Db, input: SearchToolsInput): Promise<Sear
       success: !refused,
       settledAmount: priced && !refused ? creditsToSql(price) : "0",
       preSettlementAmount: creditsToSql(price),
-      errorMessage: refused ? insufficientMessage(price.toFixed()) : null,
+      errorMessage: refused ? refusal : null,
       durationMs: Math.round(elapsedMs),
       billingRuleSnapshot: priced ? { unit: "call", amount_credits: creditsToNumber(price) } : undefined,
       creditsLedgerEntryId: ledgerEntryId,
@@ -88,8 +96,11 @@ export async function searchTools(db: Db, input: SearchToolsInput): Promise<Sear
     await db.with(stored).insert(usageEvents).values(eventRow);
   } else {
     await db.transaction(async (tx) => {
-      const debit = await debitCredits(tx, {
+      const outcome = await debitWithinBudgets(tx, {
         accountId: input.accountId,
+        apiKeyId: input.apiKeyId,
+        clientId: input.clientId ?? null,
+        at: (input.clock ?? systemClock).now(),
         amount: creditsToSql(price),
         ledger: {
           id: newId("led"),
@@ -102,8 +113,13 @@ export async function searchTools(db: Db, input: SearchToolsInput): Promise<Sear
           settlement_result: { settled_amount_credits: creditsToNumber(price) },
         },
       });
+      const debit = outcome.debited;
       if (debit) remaining = remaining?.minus(price) ?? null;
-      else short = true;
+      else {
+        short = true;
+        budgetRefused = !outcome.debited && outcome.budget !== null;
+        refusal = !outcome.debited && outcome.budget ? budgetRefusalMessage(outcome.budget, creditsToSql(price)) : insufficientMessage(price.toFixed());
+      }
       const { searchRow, eventRow } = record(debit?.ledgerEntryId ?? null, short);
       await tx.insert(searches).values(searchRow);
       await tx.insert(usageEvents).values(eventRow);
@@ -117,9 +133,9 @@ export async function searchTools(db: Db, input: SearchToolsInput): Promise<Sear
     results: short ? [] : results,
     elapsed_time_ms: elapsedMs,
     remaining_credits: remaining === null ? null : creditsToNumber(remaining.isNegative() ? credits(0) : remaining),
-    error_message: short ? insufficientMessage(price.toFixed()) : null,
+    error_message: short ? refusal : null,
   };
-  return { outcome: short ? "insufficient_credits" : "ok", response };
+  return { outcome: short ? (budgetRefused ? "budget_exceeded" : "insufficient_credits") : "ok", response };
 }
 
 /** A ranked tool, and how to explain its place (computed only for results that show it). */

@@ -3,6 +3,7 @@ import { serve } from "@hono/node-server";
 import { afterAll } from "vitest";
 import { createApiApp } from "../api/app";
 import type { Database } from "../db/types";
+import type { Clock } from "../clock";
 
 export interface TestServer {
   url: string;
@@ -10,8 +11,8 @@ export interface TestServer {
 }
 
 /** The real API app behind a real HTTP server on a free loopback port, stopped after the file. */
-export async function startTestServer(database: Database): Promise<TestServer> {
-  const app = createApiApp({ database });
+export async function startTestServer(database: Database, options: { clock?: Clock } = {}): Promise<TestServer> {
+  const app = createApiApp({ database, clock: options.clock });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s));
   });

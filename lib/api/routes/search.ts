@@ -42,6 +42,8 @@ export function registerSearch(app: ApiApp) {
       request,
       lang: request.lang ?? negotiateLang(c.req.header("accept-language")),
       priceCredits: env().SEARCH_PRICE_CREDITS,
+      clientId: auth.kind === "delegation" ? (auth.claims.client_id ?? null) : null,
+      clock: c.env.deps.clock,
     });
     return c.json(response, outcome === "ok" ? 200 : 402);
   });

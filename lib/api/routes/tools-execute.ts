@@ -103,7 +103,7 @@ function callerOf(auth: AuthContext): Caller {
     accountId: auth.accountId,
     apiKeyId: null,
     userId: auth.userId,
-    delegation: { jti: claims.jti, toolIds: claims.tool_ids, providerIds: claims.provider_ids, runId: claims.run_id, model: claims.model },
+    delegation: { jti: claims.jti, clientId: claims.client_id, toolIds: claims.tool_ids, providerIds: claims.provider_ids, runId: claims.run_id, model: claims.model },
   };
 }
 
@@ -127,7 +127,7 @@ export function registerToolsExecute(app: ApiApp) {
         respondWith: body.respond_with,
         cacheMode: headers["x-service-cache-mode"] ?? "default",
         idempotencyKey: headers["idempotency-key"],
-      });
+      }, c.env.deps.clock);
       if (timings) {
         const phases = { request: received, ...timings };
         c.header("Server-Timing", serverTiming(phases));
