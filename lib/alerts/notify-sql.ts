@@ -21,6 +21,17 @@ const eventTypeCase = `CASE n.kind ${Object.entries(eventTypes)
   .join(" ")} END`;
 
 /**
+ * SQL of a delivery's body, the Standard Webhooks shape {type, timestamp, data}, for the
+ * notification row aliased `n` (id, account_id, payload, created_at) and an event type expression.
+ */
+export function webhookBodySql(eventType: string): string {
+  return `jsonb_build_object(
+           'type', ${eventType},
+           'timestamp', to_char(n.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+           'data', n.payload || jsonb_build_object('notification_id', n.id, 'account_id', n.account_id))`;
+}
+
+/**
  * CTEs to embed in a larger `WITH` statement, after a CTE named `source` with columns
  * (account_id text, kind text, claim_key text, payload jsonb):
  * - `ntf` inserts each notification whose claim_key is new (a claim key already taken is skipped,
@@ -44,10 +55,7 @@ export function notifyCtes(source: string): string {
 whd AS (
   INSERT INTO webhook_deliveries (id, endpoint_id, account_id, notification_id, event_type, payload)
   SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.id, n.account_id, n.id, t.event_type,
-         jsonb_build_object(
-           'type', t.event_type,
-           'timestamp', to_char(n.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-           'data', n.payload || jsonb_build_object('notification_id', n.id, 'account_id', n.account_id))
+         ${webhookBodySql("t.event_type")}
   FROM ntf n
   CROSS JOIN LATERAL (SELECT ${eventTypeCase} AS event_type) t
   JOIN webhook_endpoints e

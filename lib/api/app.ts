@@ -38,6 +38,16 @@ import { registerLedgerEntriesGet } from "./routes/ledger-entries-get";
 import { registerLedgerReadiness } from "./routes/ledger-readiness";
 import { registerSettlementHistory } from "./routes/settlement-history";
 import { registerLookup } from "./routes/lookup";
+import { registerAlertsGet } from "./routes/alerts-get";
+import { registerAlertsPut } from "./routes/alerts-put";
+import { registerNotificationsList } from "./routes/notifications-list";
+import { registerNotificationsRead } from "./routes/notifications-read";
+import { registerWebhooksList } from "./routes/webhooks-list";
+import { registerWebhooksCreate } from "./routes/webhooks-create";
+import { registerWebhooksRemove } from "./routes/webhooks-remove";
+import { registerWebhooksTest } from "./routes/webhooks-test";
+import { registerWebhookDeliveriesList } from "./routes/webhook-deliveries-list";
+import { registerWebhookDeliveriesResend } from "./routes/webhook-deliveries-resend";
 import { registerOpenApiJson } from "./routes/openapi-json";
 import { PROTECTED_RESOURCE_PATH, protectedResourceHandler, registerMcp } from "./routes/mcp";
 import { registerOpenApiYaml } from "./routes/openapi-yaml";
@@ -78,6 +88,16 @@ const operations: ((app: ApiApp) => void)[] = [
   registerLedgerReadiness,
   registerSettlementHistory,
   registerLookup,
+  registerAlertsGet,
+  registerAlertsPut,
+  registerNotificationsList,
+  registerNotificationsRead,
+  registerWebhooksList,
+  registerWebhooksCreate,
+  registerWebhooksRemove,
+  registerWebhooksTest,
+  registerWebhookDeliveriesList,
+  registerWebhookDeliveriesResend,
   registerMcp,
 ];
 

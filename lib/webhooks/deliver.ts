@@ -7,6 +7,7 @@ import { WEBHOOKS_CHANNEL } from "../alerts/notify-sql";
 import { decryptWebhookSecret, UndecryptableSecretError, webhookKey } from "./secret";
 import { signDelivery } from "./sign";
 import { sendWebhook, type SendOutcome } from "./send";
+import { privateWebhooksAllowed } from "./url";
 
 /**
  * The outbox worker. Deliveries are rows of webhook_deliveries, inserted in the transaction that
@@ -88,7 +89,7 @@ export async function attemptDelivery(db: Db, claimed: Claimed, options: Deliver
       const body = JSON.stringify(claimed.payload);
       // Signed with the wall clock: receivers check webhook-timestamp against theirs.
       const headers = signDelivery(secret, claimed.id, new Date(), body);
-      outcome = await sendWebhook(claimed.url, body, headers, { allowPrivateNetwork: claimed.allow_private_network, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+      outcome = await sendWebhook(claimed.url, body, headers, { allowPrivateNetwork: claimed.allow_private_network || privateWebhooksAllowed(), timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
     }
   }
   await recordAttempt(db, claimed, outcome!, startedAt, options);

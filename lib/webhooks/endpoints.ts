@@ -7,7 +7,7 @@ import { rows } from "../db/row-sql";
 import { requireAccount } from "../accounts/require-account";
 import { webhookEventTypes, type WebhookEventType } from "../alerts/notify-sql";
 import { encryptWebhookSecret, generateWebhookSecret, webhookKey } from "./secret";
-import { checkWebhookUrl } from "./url";
+import { checkWebhookUrl, privateWebhooksAllowed } from "./url";
 
 /** An account may register this many live endpoints. */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 10;
@@ -45,7 +45,8 @@ export function normaliseEvents(events: readonly string[]): WebhookEventType[] {
 /**
  * Registers an endpoint and returns its signing secret, which is stored only encrypted.
  * `allowPrivateNetwork` lets the URL reach private and loopback addresses: the operator's choice
- * (CLI), never offered to account users over the API.
+ * (CLI), never offered to account users over the API (WEBHOOK_ALLOW_PRIVATE_NETWORK=true allows
+ * it for every endpoint, for deployments whose receivers are internal).
  */
 export async function createWebhookEndpoint(
   db: Db,
@@ -53,7 +54,7 @@ export async function createWebhookEndpoint(
 ): Promise<CreatedWebhookEndpoint> {
   const events = normaliseEvents(input.events ?? []);
   const allowPrivateNetwork = input.allowPrivateNetwork === true;
-  const url = (await checkWebhookUrl(input.url, allowPrivateNetwork)).href;
+  const url = (await checkWebhookUrl(input.url, allowPrivateNetwork || privateWebhooksAllowed())).href;
   await requireAccount(db, input.accountId);
   const id = newId("whe");
   const secret = generateWebhookSecret();

@@ -1,7 +1,13 @@
+import { env } from "../env";
 import { invalidInput } from "../errors";
 import { assertPublicHost, PrivateAddressError } from "../providers/ssrf-guard";
 
 const MAX_URL_LENGTH = 2048;
+
+/** The operator let every endpoint reach private networks (WEBHOOK_ALLOW_PRIVATE_NETWORK=true). */
+export function privateWebhooksAllowed(): boolean {
+  return env().WEBHOOK_ALLOW_PRIVATE_NETWORK === "true";
+}
 
 /**
  * A webhook URL an endpoint may be registered with: http(s), and unless the operator allowed
