@@ -38,6 +38,7 @@ import { registerLedgerEntriesGet } from "./routes/ledger-entries-get";
 import { registerLedgerReadiness } from "./routes/ledger-readiness";
 import { registerSettlementHistory } from "./routes/settlement-history";
 import { registerLookup } from "./routes/lookup";
+import { registerBudgets } from "./routes/budgets";
 import { registerAlertsGet } from "./routes/alerts-get";
 import { registerAlertsPut } from "./routes/alerts-put";
 import { registerNotificationsList } from "./routes/notifications-list";
@@ -88,6 +89,7 @@ const operations: ((app: ApiApp) => void)[] = [
   registerLedgerReadiness,
   registerSettlementHistory,
   registerLookup,
+  registerBudgets,
   registerAlertsGet,
   registerAlertsPut,
   registerNotificationsList,

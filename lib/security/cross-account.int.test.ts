@@ -9,6 +9,7 @@ import { idTakingOperations } from "../testing/openapi-ids";
 import type { OpenApiDocument } from "../testing/openapi-arbitrary";
 import { decideDeviceAuthorization } from "../oauth/device";
 import type { Database } from "../db/types";
+import { removeBudget, setBudget } from "../billing/budgets";
 
 /**
  * OWASP API1 (broken object level authorisation): for every operation of the published OpenAPI
@@ -227,6 +228,25 @@ const TABLE: Record<string, Row> = {
         expect(await res.json()).toMatchObject({ error: "unauthorized_client" });
       }
       expect((await get("/auth/usage/history/v2?limit=1", B.oauthAccessToken)).status).toBe(200);
+    },
+  },
+  "PUT /auth/budgets": {
+    ids: ["body:scope_id"],
+    answer: "404 for B's API key, and no budget is set",
+    check: async () => {
+      notFound(await api("PUT", "/auth/budgets", a.accessToken, { scope: "api_key", scope_id: b.apiKeyId, limit_credits: 1, period: "day" }));
+      expect((await get("/auth/budgets", a.accessToken)).body.data.items).toEqual([]);
+      expect((await get("/auth/budgets", b.accessToken)).body.data.items).toEqual([]);
+    },
+  },
+  "DELETE /auth/budgets/{budget_id}": {
+    ids: ["path:budget_id"],
+    answer: "404, and B's budget stays",
+    check: async () => {
+      const budget = await setBudget(database.db, { accountId: b.accountId, scope: "account", limitCredits: "1000", period: "month" });
+      notFound(await api("DELETE", `/auth/budgets/${budget.budget_id}`, a.accessToken));
+      expect((await get("/auth/budgets", b.accessToken)).body.data.items.map((x: { budget_id: string }) => x.budget_id)).toEqual([budget.budget_id]);
+      await removeBudget(database.db, { budgetId: budget.budget_id });
     },
   },
   "DELETE /auth/api-keys/{api_key_id}": {

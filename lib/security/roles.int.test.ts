@@ -12,8 +12,8 @@ import { supportAccessLog } from "../db/schema";
 import type { Database } from "../db/types";
 
 /**
- * Roles on the API. Owner and member hold the same rights over their own account (there is no
- * owner-only operation); support alone may name another account (`account_id`) and every such
+ * Roles on the API. Owner and member hold the same rights over their own account, except what
+ * limits the account's spending (budgets: owner only); support alone may name another account (`account_id`) and every such
  * read is recorded. A revoked API key fails at once. The operation lists come from the published
  * OpenAPI description, so a new operation is covered (or fails here until it is).
  */
@@ -65,7 +65,10 @@ const createKey = async (token: string) => (await api("POST", "/auth/api-keys", 
  * One request per JWT operation, on the caller's own account, and the status owner and member both
  * get. `other` is the token of the other role of the same account (keys are the account's).
  */
-const OWN_ACCOUNT: Record<string, { status: number; send: (token: string, other: string) => Promise<{ status: number }> }> = {
+const OWN_ACCOUNT: Record<string, { status: number; /** What a member gets where it differs (owner-only operations). */ member?: number; send: (token: string, other: string) => Promise<{ status: number }> }> = {
+  "GET /auth/budgets": { status: 200, send: (t) => api("GET", "/auth/budgets", t) },
+  "PUT /auth/budgets": { status: 200, member: 403, send: (t) => api("PUT", "/auth/budgets", t, { scope: "account", limit_credits: 1000, period: "month" }) },
+  "DELETE /auth/budgets/{budget_id}": { status: 200, member: 403, send: async (t) => api("DELETE", `/auth/budgets/${await createBudget()}`, t) },
   "GET /auth/credits": { status: 200, send: (t) => api("GET", "/auth/credits", t) },
   "GET /credits": { status: 200, send: (t) => api("GET", "/credits", t) },
   "POST /auth/verify-token": { status: 200, send: (t) => api("POST", "/auth/verify-token", t) },
@@ -131,10 +134,10 @@ describe("owner and member", () => {
     expect(Object.keys(OWN_ACCOUNT).sort()).toEqual(operationsAccepting(doc, "JwtAuth"));
   });
 
-  it.for(Object.keys(OWN_ACCOUNT))("%s: a member gets what the owner gets on their account", async (op) => {
-    const { status, send } = OWN_ACCOUNT[op];
+  it.for(Object.keys(OWN_ACCOUNT))("%s: a member gets what the owner gets on their account (or 403 where owner-only)", async (op) => {
+    const { status, member, send } = OWN_ACCOUNT[op];
     expect((await send(owner.accessToken, memberToken)).status).toBe(status);
-    expect((await send(memberToken, owner.accessToken)).status).toBe(status);
+    expect((await send(memberToken, owner.accessToken)).status).toBe(member ?? status);
   });
 
   it("the token says which role it carries", async () => {

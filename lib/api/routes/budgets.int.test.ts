@@ -1,0 +1,88 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase } from "../../testing/database";
+import { startTestServer, type TestServer } from "../../testing/server";
+import { bearer, seedAccount } from "../../testing/fixtures";
+import { importDemoCatalog } from "../../testing/catalog";
+import { runCommand } from "../../cli/commands";
+import type { Database } from "../../db/types";
+
+let database: Database;
+let server: TestServer;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await importDemoCatalog(database.db);
+  server = await startTestServer(database);
+});
+
+async function api(method: string, path: string, token: string, body?: unknown) {
+  const res = await fetch(`${server.url}/api/v1${path}`, {
+    method,
+    headers: { ...bearer(token), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+describe("/auth/budgets", () => {
+  it("an owner sets, reads and removes budgets; an API key reads them; a Call over one is refused with its reason", async () => {
+    const a = await seedAccount(database.db, { credits: "50" });
+    const set = await api("PUT", "/auth/budgets", a.accessToken, { scope: "api_key", scope_id: a.apiKeyId, limit_credits: "1.5", period: "week", time_zone: "Asia/Shanghai" });
+    expect(set.status).toBe(200);
+    expect(set.body.data).toMatchObject({ scope: "api_key", scope_id: a.apiKeyId, limit_credits: 1.5, period: "week", time_zone: "Asia/Shanghai", spent_credits: 0, reserved_credits: 0, remaining_credits: 1.5, used_percent: 0 });
+    // Weeks start on Monday at midnight in the budget's time zone.
+    const start = new Date(set.body.data.period_start);
+    expect(start.getUTCHours()).toBe(16);
+    expect(new Date(start.getTime() + 8 * 3600_000).getUTCDay()).toBe(1);
+    expect(new Date(set.body.data.resets_at).getTime() - start.getTime()).toBe(7 * 86400_000);
+
+    const call = () => api("POST", "/tools/execute", a.apiKey, { tool_id: "builtin.finance.compound_interest", parameters: { principal: 100, annual_rate_percent: 5, years: 2 } });
+    expect((await call()).status).toBe(200);
+    const refused = await call();
+    expect(refused.status).toBe(402);
+    expect(refused.body).toMatchObject({
+      success: false,
+      cost: 0,
+      execution_outcome: { reason_code: "billing.budget_exceeded", charge_outcome: "failed_not_charged" },
+      details: [{ type: "budget_exceeded", loc: ["budget", set.body.data.budget_id], input: { budget_id: set.body.data.budget_id, limit_credits: "1.500000", spent_credits: "1.000000" } }],
+    });
+    expect(refused.body.error_message).toContain(`API key ${a.apiKeyId}'s weekly budget ${set.body.data.budget_id} of 1.5 credits has 0.5 credits left, and this call may cost 1 credit`);
+
+    const read = await api("GET", "/auth/budgets", a.apiKey);
+    expect(read.status).toBe(200);
+    expect(read.body.data.items).toEqual([expect.objectContaining({ budget_id: set.body.data.budget_id, spent_credits: 1, remaining_credits: 0.5 })]);
+
+    // An API key cannot change budgets; the owner's JWT can.
+    expect((await api("PUT", "/auth/budgets", a.apiKey, { scope: "account", limit_credits: 1, period: "day" })).status).toBe(401);
+    expect((await api("DELETE", `/auth/budgets/${set.body.data.budget_id}`, a.accessToken)).body.data).toEqual({ budget_id: set.body.data.budget_id, removed: true });
+    expect((await call()).status).toBe(200);
+    expect((await api("DELETE", `/auth/budgets/${set.body.data.budget_id}`, a.accessToken)).status).toBe(404);
+  });
+
+  it("refuses bad input with a clear error", async () => {
+    const a = await seedAccount(database.db, { credits: "1" });
+    const bad = async (body: unknown) => api("PUT", "/auth/budgets", a.accessToken, body);
+    // Schema failures are 422 (HTTPValidationError); values the schema cannot judge are 400 (status_code -7).
+    expect((await bad({ scope: "account", limit_credits: 1, period: "year" })).status).toBe(422);
+    expect((await bad({ scope: "account", limit_credits: -1, period: "day" })).status).toBe(422);
+    const tz = await bad({ scope: "account", limit_credits: 1, period: "day", time_zone: "Mars/Olympus" });
+    expect(tz).toMatchObject({ status: 400, body: { status_code: -7, message: expect.stringContaining("Unknown time zone") } });
+    expect((await bad({ scope: "account", limit_credits: "1.1234567", period: "day" })).body).toMatchObject({ status_code: -7, message: expect.stringContaining("at most 6 decimals") });
+    expect((await bad({ scope: "api_key", limit_credits: 1, period: "day" })).body).toMatchObject({ status_code: -7, message: expect.stringContaining("needs the API key id") });
+    expect((await bad({ scope: "account", scope_id: "x", limit_credits: 1, period: "day" })).body).toMatchObject({ status_code: -7 });
+    expect((await bad({ scope: "oauth_client", scope_id: "cli_nope", limit_credits: 1, period: "day" })).status).toBe(404);
+  });
+});
+
+describe("budgets CLI", () => {
+  it("sets by key (the account from the key), lists and removes, with --json output objects", async () => {
+    const a = await seedAccount(database.db, { credits: "5" });
+    const set = (await runCommand(database.db, ["budgets", "set", "--key", a.apiKeyId, "--credits", "10", "--period", "month", "--tz", "Europe/Berlin"])) as { budget_id: string; scope: string };
+    expect(set).toMatchObject({ scope: "api_key", scope_id: a.apiKeyId, limit_credits: 10, time_zone: "Europe/Berlin" });
+    const listed = (await runCommand(database.db, ["budgets", "list", "--account", a.accountId])) as { items: { budget_id: string; account_id: string }[] };
+    expect(listed.items).toEqual([expect.objectContaining({ budget_id: set.budget_id, account_id: a.accountId })]);
+    await expect(runCommand(database.db, ["budgets", "set", "--client", "cli_x", "--credits", "1", "--period", "day"])).rejects.toThrow(/--client needs --account/);
+    await expect(runCommand(database.db, ["budgets", "set", "--account", a.accountId, "--credits", "1", "--period", "fortnight"])).rejects.toThrow(/--period must be one of/);
+    expect(await runCommand(database.db, ["budgets", "remove", "--id", set.budget_id])).toEqual({ budget_id: set.budget_id, removed: true });
+  });
+});
