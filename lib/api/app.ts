@@ -39,6 +39,8 @@ import { registerLedgerReadiness } from "./routes/ledger-readiness";
 import { registerSettlementHistory } from "./routes/settlement-history";
 import { registerLookup } from "./routes/lookup";
 import { registerBudgets } from "./routes/budgets";
+import { registerExecutionRefundsCreate } from "./routes/execution-refunds-create";
+import { registerExecutionRefundsList } from "./routes/execution-refunds-list";
 import { registerAlertsGet } from "./routes/alerts-get";
 import { registerAlertsPut } from "./routes/alerts-put";
 import { registerNotificationsList } from "./routes/notifications-list";
@@ -90,6 +92,8 @@ const operations: ((app: ApiApp) => void)[] = [
   registerSettlementHistory,
   registerLookup,
   registerBudgets,
+  registerExecutionRefundsCreate,
+  registerExecutionRefundsList,
   registerAlertsGet,
   registerAlertsPut,
   registerNotificationsList,

@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { notFound } from "../errors";
-import { credits, creditsToNumber } from "../money";
+import { credits, creditsText, creditsToNumber } from "../money";
 import { type IdKind, idKindInAccount } from "./id-sources";
 import { LEDGER_COLUMNS, type LedgerRecord, ledgerItem } from "./ledger-history";
 import { reconciliationStatuses, type CallTrace, type LedgerItem, type Lookup, type SearchTrace, type UsageEventItem } from "./schemas";
@@ -34,6 +34,7 @@ interface ExecutionRow {
   charge_outcome: string | null;
   reserved_credits: string;
   settled_credits: string | null;
+  refunded_credits: string;
   duration_ms: number | null;
   cache_hit: boolean;
   model: string | null;
@@ -95,7 +96,7 @@ export async function lookupId(db: Db, accountId: string, id: string): Promise<L
     rows<ExecutionRow>(
       await db.execute(sql`
         SELECT id, tool_id, search_id, session_id, status, success, reason_code, charge_outcome, reserved_credits::text AS reserved_credits,
-               settled_credits::text AS settled_credits, duration_ms, cache_hit, model, created_at, settled_at
+               settled_credits::text AS settled_credits, refunded_credits::text AS refunded_credits, duration_ms, cache_hit, model, created_at, settled_at
           FROM executions WHERE account_id = ${a} AND ${inList(sql.raw("id"), ids)}
          ORDER BY created_at DESC LIMIT ${MAX_CALLS}`),
     );
@@ -141,11 +142,12 @@ export async function lookupId(db: Db, accountId: string, id: string): Promise<L
   );
 
   const used = new Set<string>();
+  // A Call's rows: its charge (consume row) and any support refunds of it.
   const ledgerOf = (event: UsageEventItem | null, executionId: string | null) => {
     const mine = ledger.filter(
       (l) =>
         (event && (l.id === event.credits_ledger_entry_id || l.usage_event_id === event.id)) ||
-        (executionId !== null && l.execution_id === executionId && l.entry_type.startsWith("consume_")),
+        (executionId !== null && l.execution_id === executionId && (l.entry_type.startsWith("consume_") || isRefund(l))),
     );
     for (const l of mine) used.add(l.id);
     return mine;
@@ -173,6 +175,7 @@ export async function lookupId(db: Db, accountId: string, id: string): Promise<L
             charge_outcome: ex.charge_outcome,
             reserved_credits: creditsToNumber(ex.reserved_credits),
             settled_credits: ex.settled_credits === null ? null : creditsToNumber(ex.settled_credits),
+            refunded_credits: creditsToNumber(ex.refunded_credits),
             duration_ms: ex.duration_ms,
             cache_hit: ex.cache_hit,
             model: ex.model,
@@ -219,7 +222,8 @@ export async function lookupId(db: Db, accountId: string, id: string): Promise<L
     ...looseLedger.filter((l) => needsEvent(l.entry_type)).map((l) => ({ ref_id: l.id, link: "usage_event" })),
   ];
   const statuses = [...calls.map((c) => c.reconciliation.status), ...searchTraces.map((s) => s.reconciliation.status), ...otherChecks.map((o) => o.verdict.status)];
-  const overall: Status = problems.length > 0 ? "broken" : statuses.includes("in_flight") ? "in_flight" : statuses.includes("review") ? "review" : statuses.includes("reconciled") ? "reconciled" : "not_charged";
+  const worst: Status[] = ["in_flight", "review", "refunded", "reconciled"];
+  const overall: Status = problems.length > 0 ? "broken" : (worst.find((s) => statuses.includes(s)) ?? "not_charged");
 
   return {
     id,
@@ -237,15 +241,22 @@ export async function lookupId(db: Db, accountId: string, id: string): Promise<L
 }
 
 const isCall = (e: UsageEventItem) => e.event_type === "tool_execute" || e.event_type === "capabilities_query";
+const isRefund = (l: { entry_type: string }) => l.entry_type.startsWith("refund_");
 const needsEvent = (entryType: string) => entryType.startsWith("consume_") && entryType !== "consume_payment_refund";
 
-/** The verdict for one event and the ledger rows linked to it (contract section 3 and DESIGN-NOTES invariant 3). */
+/**
+ * The verdict for one event and the ledger rows linked to it (contract section 3 and DESIGN-NOTES
+ * invariant 3): one charge row for a charge, none otherwise; support refunds of a Call add up to
+ * its execution's `refunded_credits`. A failed_charged_review Call refunded in full is `refunded`.
+ */
 function reconcile(
   event: UsageEventItem | null,
-  ledgerRows: LedgerRecordWithPrev[],
+  linked: LedgerRecordWithPrev[],
   ctx: { execution: ExecutionRow | null; expectExecution: boolean },
 ): { status: Status; missing_links: string[] } {
   const missing: string[] = [];
+  const ledgerRows = linked.filter((l) => !isRefund(l));
+  const refunded = linked.filter(isRefund).reduce((sum, l) => sum.plus(l.amount_credits), credits(0));
   if (ctx.execution?.status === "reserved") return { status: "in_flight", missing_links: [] };
   if (!event) return { status: "broken", missing_links: ["usage_event"] };
   if (ctx.expectExecution && !ctx.execution) missing.push("execution");
@@ -258,9 +269,13 @@ function reconcile(
   } else if (ledgerRows.length > 0) {
     missing.push("unexpected_ledger_entry");
   }
-  if (ledgerRows.some((l) => !balanceChange(l).continuous)) missing.push("balance_change");
+  if (!refunded.eq(ctx.execution?.refunded_credits ?? 0)) missing.push("refund_mismatch");
+  if (linked.some((l) => !balanceChange(l).continuous)) missing.push("balance_change");
   if (missing.length > 0) return { status: "broken", missing_links: missing };
-  if (event.charge_outcome === "failed_charged_review") return { status: "review", missing_links: [] };
+  if (event.charge_outcome === "failed_charged_review") {
+    const fullyRefunded = refunded.gt(0) && refunded.gte(event.actual_amount_credits);
+    return { status: fullyRefunded ? "refunded" : "review", missing_links: [] };
+  }
   return { status: charged ? "reconciled" : "not_charged", missing_links: [] };
 }
 
@@ -280,9 +295,14 @@ type Step = Lookup["timeline"][number];
 
 function timeline(searches: SearchTrace[], calls: CallTrace[], others: UsageEventItem[], loose: LedgerRecordWithPrev[]): Step[] {
   const steps: Step[] = [];
-  const order: Record<Step["step"], number> = { search: 0, inspect: 1, call: 2, usage_event: 3, ledger_entry: 4, balance_change: 5 };
+  const order: Record<Step["step"], number> = { search: 0, inspect: 1, call: 2, usage_event: 3, ledger_entry: 4, refund: 4, balance_change: 5 };
   const ledgerSteps = (l: LedgerItem) => {
-    steps.push({ at: l.created_at, step: "ledger_entry", ref_id: l.id, summary: `${l.entry_type} ${l.amount_credits} credits` });
+    if (isRefund(l)) {
+      const reason = (l.ledger_metadata as { reason?: unknown } | null)?.reason;
+      steps.push({ at: l.created_at, step: "refund", ref_id: l.id, summary: `Refund +${creditsText(l.amount_credits)} by support${typeof reason === "string" ? `: ${reason}` : ""}` });
+    } else {
+      steps.push({ at: l.created_at, step: "ledger_entry", ref_id: l.id, summary: `${l.entry_type} ${l.amount_credits} credits` });
+    }
     steps.push({
       at: l.created_at,
       step: "balance_change",

@@ -7,7 +7,8 @@ import { inWindow } from "./time-window";
  *
  * - every `charged` / `failed_charged_review` event has exactly one ledger row (linked by the
  *   event's `credits_ledger_entry_id`, the row's `usage_event_id`, or a consume row of the same
- *   `execution_id`), whose amount is minus the event's `actual_amount_credits`;
+ *   `execution_id`), whose amount is minus the event's `actual_amount_credits`; support refunds
+ *   (`refund_*` rows, which name the event they refund) are not that row;
  * - `included` / `failed_not_charged` events have no ledger row;
  * - every consume row (except `consume_payment_refund`, which refunds a payment, not a usage) has
  *   exactly one charged event;
@@ -76,7 +77,8 @@ export function readinessQuery({ accountId: a, ranges, bucket, buckets }: Readin
     ), ev_links AS (
       SELECT ev.id AS event_id, l.id AS ledger_id, l.amount_credits FROM ev JOIN credits_ledger l ON l.id = ev.credits_ledger_entry_id AND l.account_id = ${a}
       UNION
-      SELECT ev.id, l.id, l.amount_credits FROM ev JOIN credits_ledger l ON l.usage_event_id = ev.id AND l.account_id = ${a}
+      SELECT ev.id, l.id, l.amount_credits FROM ev JOIN credits_ledger l
+          ON l.usage_event_id = ev.id AND l.account_id = ${a} AND l.entry_type NOT LIKE 'refund%'
       UNION
       SELECT ev.id, l.id, l.amount_credits FROM ev JOIN credits_ledger l
           ON l.execution_id = ev.execution_id AND l.account_id = ${a} AND l.entry_type LIKE 'consume%'

@@ -16,14 +16,15 @@ export const auditErrorResponses = {
  * before its data is returned, so a rejected query leaves no row and no data leaves without one.
  */
 export async function auditRead<T>(c: Context<ApiEnv>, req: Omit<AccessRequest, "resource" | "query">, read: (accountId: string) => Promise<T>): Promise<T> {
-  const target = await resolveAuditAccount(c.env.db, c.get("auth"), {
-    ...req,
-    resource: `${c.req.method} ${c.req.routePath.replace(/^\/api\/v1/, "")}`,
-    query: { ...c.req.param(), ...c.req.query() },
-  });
+  const target = await resolveAuditAccount(c.env.db, c.get("auth"), { ...req, ...accessRecord(c) });
   const data = await read(target.accountId);
   await target.logAccess?.();
   return data;
+}
+
+/** What the support access log records of a request: the route template, and its path and query parameters. */
+export function accessRecord(c: Context<ApiEnv>): { resource: string; query: Record<string, unknown> } {
+  return { resource: `${c.req.method} ${c.req.routePath.replace(/^\/api\/v1/, "")}`, query: { ...c.req.param(), ...c.req.query() } };
 }
 
 export function csvHeaders(name: string): Record<string, string> {

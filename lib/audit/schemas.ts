@@ -250,7 +250,7 @@ export const SettlementHistorySchema = z
   })
   .openapi("SettlementHistory");
 
-export const reconciliationStatuses = ["reconciled", "not_charged", "in_flight", "review", "broken"] as const;
+export const reconciliationStatuses = ["reconciled", "not_charged", "in_flight", "review", "refunded", "broken"] as const;
 
 const ReconciliationSchema = z
   .object({
@@ -258,12 +258,13 @@ const ReconciliationSchema = z
       description:
         "`reconciled`: charged and every link present with matching amounts; `not_charged`: no charge and no ledger row; " +
         "`in_flight`: the Call's reservation is not settled yet; `review`: failed_charged_review (a support case), links present; " +
+        "`refunded`: failed_charged_review, and support refunds gave the whole charge back; " +
         "`broken`: a link is missing or amounts disagree (see missing_links)",
     }),
     missing_links: z.array(z.string()).openapi({
       description:
         "What is missing or wrong: usage_event, execution, ledger_entry, duplicate_ledger_entry, amount_mismatch, " +
-        "unexpected_ledger_entry, balance_change, outcome_mismatch",
+        "unexpected_ledger_entry, balance_change, outcome_mismatch, refund_mismatch (refund rows do not add up to the execution's refunded_credits)",
     }),
   })
   .openapi("Reconciliation");
@@ -293,6 +294,7 @@ export const CallTraceSchema = z
         charge_outcome: z.string().nullable(),
         reserved_credits: z.number(),
         settled_credits: z.number().nullable(),
+        refunded_credits: z.number().openapi({ description: "Credits given back by support refunds (never more than settled_credits)" }),
         duration_ms: z.number().nullable(),
         cache_hit: z.boolean(),
         model: z.string().nullable(),
@@ -333,7 +335,9 @@ export const LookupSchema = z
     timeline: z.array(
       z.object({
         at: z.string(),
-        step: z.enum(["search", "inspect", "call", "usage_event", "ledger_entry", "balance_change"]),
+        step: z.enum(["search", "inspect", "call", "usage_event", "ledger_entry", "refund", "balance_change"]).openapi({
+          description: "`refund`: a support refund's ledger row (its balance change follows)",
+        }),
         ref_id: z.string(),
         summary: z.string(),
       }),

@@ -43,19 +43,29 @@ const CHARGED = sql.raw(`('charged', 'failed_charged_review')`);
 
 /**
  * Whether a usage event (alias `e`) has a ledger row: by its `credits_ledger_entry_id`, by the
- * row's `usage_event_id`, or (Calls) by a consume row of the same execution. The CASE stops at
- * the first link found, so the usual case costs one primary-key probe.
+ * row's `usage_event_id` (a refund row names its charge's event too, and is not the charge), or
+ * (Calls) by a consume row of the same execution. The CASE stops at the first link found, so the
+ * usual case costs one primary-key probe.
  */
 const HAS_LEDGER_ROW = `(CASE
   WHEN e.credits_ledger_entry_id IS NOT NULL AND EXISTS (SELECT 1 FROM credits_ledger l WHERE l.id = e.credits_ledger_entry_id AND l.account_id = e.account_id) THEN true
-  WHEN EXISTS (SELECT 1 FROM credits_ledger l WHERE l.usage_event_id = e.id AND l.account_id = e.account_id) THEN true
+  WHEN EXISTS (SELECT 1 FROM credits_ledger l WHERE l.usage_event_id = e.id AND l.account_id = e.account_id AND l.entry_type NOT LIKE 'refund%') THEN true
   WHEN e.execution_id IS NOT NULL AND EXISTS (SELECT 1 FROM credits_ledger l WHERE l.execution_id = e.execution_id AND l.account_id = e.account_id AND l.entry_type LIKE 'consume%') THEN true
   ELSE false END)`;
 export const hasLedgerRow = sql.raw(HAS_LEDGER_ROW);
 
+/**
+ * A `failed_charged_review` event (alias `e`) still awaiting review: its execution has not been
+ * refunded in full. The event itself never changes; support refunds raise the execution's
+ * `refunded_credits` (one primary-key probe).
+ */
+const IN_REVIEW = `(e.charge_outcome = 'failed_charged_review' AND NOT EXISTS (
+  SELECT 1 FROM executions x WHERE x.id = e.execution_id AND x.account_id = e.account_id
+     AND x.refunded_credits > 0 AND x.refunded_credits >= x.settled_credits))`;
+
 /** Computed anomalies of an event (alias `e`), never stored: a text[] for the item. */
 export const anomaliesOf = sql.raw(`array_remove(ARRAY[
-  CASE WHEN e.charge_outcome = 'failed_charged_review' THEN 'failed_charged_review' END,
+  CASE WHEN ${IN_REVIEW} THEN 'failed_charged_review' END,
   CASE WHEN e.charge_outcome IN ('charged', 'failed_charged_review') AND NOT ${HAS_LEDGER_ROW} THEN 'missing_ledger_link' END,
   CASE WHEN e.event_type = 'tool_execute' AND e.billing_snapshot_status <> 'captured' THEN 'missing_billing_snapshot' END
 ], NULL)`);
@@ -83,7 +93,9 @@ export function usageConditions(f: UsageFilters, target: "events" | "rollup"): S
     case undefined:
       break;
     case "failed_charged_review":
-      out.push(sql`${col("charge_outcome")} = 'failed_charged_review'`);
+      // The rollups count outcomes, not refunds: open review cases are counted from raw rows.
+      if (target === "rollup") return null;
+      out.push(sql.raw(IN_REVIEW));
       break;
     case "missing_billing_snapshot":
       out.push(sql`${col("event_type")} = 'tool_execute' AND ${col("billing_snapshot_status")} <> 'captured'`);

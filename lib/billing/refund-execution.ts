@@ -10,8 +10,8 @@ import { LEDGER_COLUMNS, type LedgerRecord } from "../audit/ledger-history";
 export const REFUND_REASON_MAX = 500;
 
 export interface RefundInput {
-  /** The account owning the execution: an execution of another account is not found. */
-  accountId: string;
+  /** The account the execution must belong to (another account's is not found); default: its owner. */
+  accountId?: string;
   executionId: string;
   /** Credits to give back (> 0, at most 6 decimals); omitted: all that is left. */
   amount?: string;
@@ -69,7 +69,8 @@ interface Outcome extends Partial<LedgerRecord> {
  * the account's, is in review and has enough left (`refunded_credits + amount <= settled_credits`,
  * re-checked by the UPDATE on the row as it is after any concurrent refund), then credits the
  * balance, raises `executions.refunded_credits`, appends the `refund_tool_execute` ledger row and
- * the support access-log row. Only support users refund.
+ * the support access-log row. Only support users refund, in any account: without `accountId` the
+ * execution is found in the account that owns it.
  *
  * Credit kinds: the consume row's `credit_split` says what the charge drew from each kind
  * (bonus, then reward, then paid); refunds give back in reverse, paid first, then reward, then
@@ -89,8 +90,8 @@ export async function refundExecution(
   const reason = input.reason.trim();
   if (reason.length === 0 || reason.length > REFUND_REASON_MAX) throw invalidInput(`reason must be 1 to ${REFUND_REASON_MAX} characters`);
 
-  const a = input.accountId;
   const exe = input.executionId;
+  const a = input.accountId ?? (await executionOwner(db, exe));
   const amount = input.amount === undefined ? null : creditsToSql(input.amount);
   const ledgerId = newId("led");
   const result = await db.execute(sql`
@@ -170,6 +171,12 @@ export async function refundExecution(
     entry: found as LedgerRecord,
     execution: refundFigures({ execution_id: exe, account_id: a, charge_outcome: found.event_outcome, settled: found.settled, refunded: found.refunded_after }),
   };
+}
+
+async function executionOwner(db: Db, executionId: string): Promise<string> {
+  const found = rows<{ account_id: string }>(await db.execute(sql`SELECT account_id FROM executions WHERE id = ${executionId}`))[0];
+  if (!found) throw notFound(`Execution ${executionId} not found`);
+  return found.account_id;
 }
 
 /** Why nothing was refunded, from what the statement saw on the locked execution row. */

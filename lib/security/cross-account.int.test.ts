@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../testing/database";
 import { bearer, seedAccount } from "../testing/fixtures";
 import { importDemoCatalog } from "../testing/catalog";
+import { writeReviewCase } from "../testing/review-case";
 import { parseCsv } from "../testing/csv";
 import { form, oauthFailure, registerClient, startOAuthHarness, type OAuthHarness, type RegisteredClient } from "../testing/oauth";
 import { idTakingOperations } from "../testing/openapi-ids";
@@ -57,6 +58,8 @@ const B = {} as {
   executionId: string;
   usageEventId: string;
   ledgerEntryId: string;
+  /** A failed but charged Call of B (support refunds it). */
+  reviewExecutionId: string;
   resultUrl: URL;
   callBody: Record<string, unknown>;
   oauthAccessToken: string;
@@ -371,6 +374,30 @@ const TABLE: Record<string, Row> = {
     answer: "403 for account_id",
     check: () => refusesAccountId("/auth/account/settlement-history"),
   },
+  "POST /auth/executions/{execution_id}/refunds": {
+    ids: ["path:execution_id"],
+    answer: "403 for anyone but support, the same answer as for an execution that does not exist; support refunds B's review case",
+    check: async () => {
+      const theirs = await api("POST", `/auth/executions/${q(B.reviewExecutionId)}/refunds`, a.accessToken, { reason: "give it to me" });
+      const none = await api("POST", "/auth/executions/exe_doesnotexist0000000000/refunds", a.accessToken, { reason: "give it to me" });
+      expect(theirs.status).toBe(403);
+      expect(none.status).toBe(403);
+      expect(theirs.body.message).toBe(none.body.message);
+      noLeak(theirs);
+      const bySupport = await api("POST", `/auth/executions/${q(B.reviewExecutionId)}/refunds`, support.accessToken, { amount_credits: "0.5", reason: "provider outage" });
+      expect(bySupport.status).toBe(201);
+      expect(bySupport.body.data.execution).toMatchObject({ account_id: b.accountId, refunded_credits: 0.5 });
+    },
+  },
+  "GET /auth/executions/{execution_id}/refunds": {
+    ids: ["path:execution_id"],
+    answer: "404; support reads B's refunds",
+    check: async () => {
+      for (const id of [B.executionId, B.reviewExecutionId]) notFound(await get(`/auth/executions/${q(id)}/refunds`, a.accessToken));
+      const bySupport = await get(`/auth/executions/${q(B.executionId)}/refunds`, support.accessToken);
+      expect(bySupport.body.data).toMatchObject({ items: [], execution: { execution_id: B.executionId, account_id: b.accountId } });
+    },
+  },
   "GET /auth/lookup": {
     ids: ["query:account_id", "query:id"],
     answer: "404 for each kind of B's ids (execution, search, usage event, ledger entry, session); 403 for account_id; support resolves B's execution",
@@ -412,6 +439,7 @@ beforeAll(async () => {
   const event = (await get(`/auth/usage/history/v2?execution_id=${q(B.executionId)}`, b.accessToken)).body.data.items[0];
   expect(event.credits_ledger_entry_id).toEqual(expect.any(String));
   Object.assign(B, { usageEventId: event.id, ledgerEntryId: event.credits_ledger_entry_id });
+  B.reviewExecutionId = (await writeReviewCase(database.db, b.accountId, "1")).executionId;
   aResultUrl = (await truncatedCall(a, {})).url;
 
   // B's OAuth tokens, issued to client X through the device flow.

@@ -88,6 +88,9 @@ const OWN_ACCOUNT: Record<string, { status: number; /** What a member gets where
   "GET /auth/credits/ledger-readiness": { status: 200, send: (t) => api("GET", "/auth/credits/ledger-readiness", t) },
   "GET /auth/account/settlement-history": { status: 200, send: (t) => api("GET", "/auth/account/settlement-history", t) },
   "GET /auth/lookup": { status: 200, send: (t) => api("GET", `/auth/lookup?id=${own.executionId}`, t) },
+  // Refunds are support's: owner and member read their Call's refunds but cannot refund it.
+  "GET /auth/executions/{execution_id}/refunds": { status: 200, send: (t) => api("GET", `/auth/executions/${own.executionId}/refunds`, t) },
+  "POST /auth/executions/{execution_id}/refunds": { status: 403, send: (t) => api("POST", `/auth/executions/${own.executionId}/refunds`, t, { reason: "mine" }) },
   // MCP: a user's access token opens a session (its `call` tool refuses it, as REST's Call does).
   "POST /mcp": { status: 200, send: (t) => mcp("POST", t, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "roles", version: "1" } } }) },
   "GET /mcp": { status: 405, send: (t) => mcp("GET", t) },
