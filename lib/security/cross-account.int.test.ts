@@ -7,6 +7,9 @@ import { writeReviewCase } from "../testing/review-case";
 import { parseCsv } from "../testing/csv";
 import { form, oauthFailure, registerClient, startOAuthHarness, type OAuthHarness, type RegisteredClient } from "../testing/oauth";
 import { idTakingOperations } from "../testing/openapi-ids";
+import { notify } from "../alerts/notify-sql";
+import { createWebhookEndpoint } from "../webhooks/endpoints";
+import { sendTestEvent } from "../webhooks/test-event";
 import type { OpenApiDocument } from "../testing/openapi-arbitrary";
 import { decideDeviceAuthorization } from "../oauth/device";
 import type { Database } from "../db/types";
@@ -58,6 +61,9 @@ const B = {} as {
   executionId: string;
   usageEventId: string;
   ledgerEntryId: string;
+  webhookEndpointId: string;
+  webhookDeliveryId: string;
+  notificationId: string;
   /** A failed but charged Call of B (support refunds it). */
   reviewExecutionId: string;
   resultUrl: URL;
@@ -398,6 +404,53 @@ const TABLE: Record<string, Row> = {
       expect(bySupport.body.data).toMatchObject({ items: [], execution: { execution_id: B.executionId, account_id: b.accountId } });
     },
   },
+  "POST /auth/notifications/read": {
+    ids: ["body:notification_ids"],
+    answer: "nothing marked: B's notification stays unread",
+    check: async () => {
+      const res = await api("POST", "/auth/notifications/read", a.accessToken, { notification_ids: [B.notificationId] });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual({ marked: 0 });
+      const own = (await get("/auth/notifications", b.accessToken)).body.data.items.find((n: { id: string }) => n.id === B.notificationId);
+      expect(own).toMatchObject({ read_at: null });
+    },
+  },
+  "DELETE /auth/webhooks/{endpoint_id}": {
+    ids: ["path:endpoint_id"],
+    answer: "404, and B's endpoint stays",
+    check: async () => {
+      notFound(await api("DELETE", `/auth/webhooks/${q(B.webhookEndpointId)}`, a.accessToken));
+      expect((await get("/auth/webhooks", b.accessToken)).body.data.items.map((e: { id: string }) => e.id)).toContain(B.webhookEndpointId);
+    },
+  },
+  "POST /auth/webhooks/{endpoint_id}/test": {
+    ids: ["path:endpoint_id"],
+    answer: "404, and nothing is queued for B's endpoint",
+    check: async () => {
+      const before = (await get(`/auth/webhooks/${q(B.webhookEndpointId)}/deliveries`, b.accessToken)).body.data.items.length;
+      notFound(await api("POST", `/auth/webhooks/${q(B.webhookEndpointId)}/test`, a.accessToken));
+      expect((await get(`/auth/webhooks/${q(B.webhookEndpointId)}/deliveries`, b.accessToken)).body.data.items).toHaveLength(before);
+    },
+  },
+  "GET /auth/webhooks/{endpoint_id}/deliveries": {
+    ids: ["path:endpoint_id"],
+    answer: "404; B reads its own delivery log",
+    check: async () => {
+      notFound(await get(`/auth/webhooks/${q(B.webhookEndpointId)}/deliveries`, a.accessToken));
+      const own = await get(`/auth/webhooks/${q(B.webhookEndpointId)}/deliveries`, b.accessToken);
+      expect(own.body.data.items.map((d: { id: string }) => d.id)).toContain(B.webhookDeliveryId);
+    },
+  },
+  "POST /auth/webhook-deliveries/{delivery_id}/resend": {
+    ids: ["path:delivery_id"],
+    answer: "404, and B's delivery is unchanged",
+    check: async () => {
+      const log = async () => (await get(`/auth/webhooks/${q(B.webhookEndpointId)}/deliveries`, b.accessToken)).body.data.items.find((d: { id: string }) => d.id === B.webhookDeliveryId);
+      const before = await log();
+      notFound(await api("POST", `/auth/webhook-deliveries/${q(B.webhookDeliveryId)}/resend`, a.accessToken));
+      expect(await log()).toEqual(before);
+    },
+  },
   "GET /auth/lookup": {
     ids: ["query:account_id", "query:id"],
     answer: "404 for each kind of B's ids (execution, search, usage event, ledger entry, session); 403 for account_id; support resolves B's execution",
@@ -440,6 +493,10 @@ beforeAll(async () => {
   expect(event.credits_ledger_entry_id).toEqual(expect.any(String));
   Object.assign(B, { usageEventId: event.id, ledgerEntryId: event.credits_ledger_entry_id });
   B.reviewExecutionId = (await writeReviewCase(database.db, b.accountId, "1")).executionId;
+  // B's webhook endpoint (a public address; no worker runs here, so nothing is sent), a delivery to it, a notification.
+  B.webhookEndpointId = (await createWebhookEndpoint(database.db, { accountId: b.accountId, url: "https://93.184.215.14/b" })).id;
+  B.webhookDeliveryId = (await sendTestEvent(database.db, { accountId: b.accountId, endpointId: B.webhookEndpointId })).delivery_id;
+  B.notificationId = (await notify(database.db, { accountId: b.accountId, kind: "low_balance", claimKey: `low_balance:${b.accountId}`, payload: {} })).notificationId!;
   aResultUrl = (await truncatedCall(a, {})).url;
 
   // B's OAuth tokens, issued to client X through the device flow.

@@ -9,11 +9,13 @@ import type { OpenApiDocument } from "../testing/openapi-arbitrary";
 import { createUser } from "../accounts/create-user";
 import { DEFAULT_SCOPE, issueAccessToken } from "../auth/jwt";
 import { supportAccessLog } from "../db/schema";
+import { createWebhookEndpoint } from "../webhooks/endpoints";
+import { sendTestEvent } from "../webhooks/test-event";
 import type { Database } from "../db/types";
 
 /**
  * Roles on the API. Owner and member hold the same rights over their own account, except what
- * limits the account's spending (budgets: owner only); support alone may name another account (`account_id`) and every such
+ * limits the account's spending or where its alerts go (budgets, alert settings, webhooks: owner only); support alone may name another account (`account_id`) and every such
  * read is recorded. A revoked API key fails at once. The operation lists come from the published
  * OpenAPI description, so a new operation is covered (or fails here until it is).
  */
@@ -59,6 +61,12 @@ async function chargedCall(seeded: Seeded) {
   return { executionId: call.body.execution_id as string, usageEventId: event.id as string, ledgerEntryId: event.credits_ledger_entry_id as string };
 }
 
+/** Webhook endpoints of the owner's account, made directly (a public address no test reaches), and a delivery to one. */
+const createWebhook = async () => (await createWebhookEndpoint(database.db, { accountId: owner.accountId, url: "https://93.184.215.14/roles" })).id;
+let sharedWebhook: Promise<string> | undefined;
+const ownWebhook = () => (sharedWebhook ??= createWebhook());
+const createDelivery = async () => (await sendTestEvent(database.db, { accountId: owner.accountId, endpointId: await ownWebhook() })).delivery_id;
+
 const createKey = async (token: string) => (await api("POST", "/auth/api-keys", token, { name: "role test" })).body.data.api_key_id as string;
 
 /**
@@ -69,6 +77,16 @@ const OWN_ACCOUNT: Record<string, { status: number; /** What a member gets where
   "GET /auth/budgets": { status: 200, send: (t) => api("GET", "/auth/budgets", t) },
   "PUT /auth/budgets": { status: 200, member: 403, send: (t) => api("PUT", "/auth/budgets", t, { scope: "account", limit_credits: 1000, period: "month" }) },
   "DELETE /auth/budgets/{budget_id}": { status: 200, member: 403, send: async (t) => api("DELETE", `/auth/budgets/${await createBudget()}`, t) },
+  "GET /auth/alerts": { status: 200, send: (t) => api("GET", "/auth/alerts", t) },
+  "PUT /auth/alerts": { status: 200, member: 403, send: (t) => api("PUT", "/auth/alerts", t, { low_balance_credits: 5 }) },
+  "GET /auth/notifications": { status: 200, send: (t) => api("GET", "/auth/notifications", t) },
+  "POST /auth/notifications/read": { status: 200, send: (t) => api("POST", "/auth/notifications/read", t, {}) },
+  "GET /auth/webhooks": { status: 200, send: (t) => api("GET", "/auth/webhooks", t) },
+  "POST /auth/webhooks": { status: 200, member: 403, send: (t) => api("POST", "/auth/webhooks", t, { url: "https://93.184.215.14/roles" }) },
+  "DELETE /auth/webhooks/{endpoint_id}": { status: 200, member: 403, send: async (t) => api("DELETE", `/auth/webhooks/${await createWebhook()}`, t) },
+  "POST /auth/webhooks/{endpoint_id}/test": { status: 200, member: 403, send: async (t) => api("POST", `/auth/webhooks/${await ownWebhook()}/test`, t) },
+  "GET /auth/webhooks/{endpoint_id}/deliveries": { status: 200, send: async (t) => api("GET", `/auth/webhooks/${await ownWebhook()}/deliveries`, t) },
+  "POST /auth/webhook-deliveries/{delivery_id}/resend": { status: 200, member: 403, send: async (t) => api("POST", `/auth/webhook-deliveries/${await createDelivery()}/resend`, t) },
   "GET /auth/credits": { status: 200, send: (t) => api("GET", "/auth/credits", t) },
   "GET /credits": { status: 200, send: (t) => api("GET", "/credits", t) },
   "POST /auth/verify-token": { status: 200, send: (t) => api("POST", "/auth/verify-token", t) },
