@@ -10,6 +10,8 @@
  * zero spend (`budget_period_start`, migration 0013).
  */
 
+import { notifyCtes } from "../alerts/notify-sql";
+
 /** A budget that refused a charge, as the reserve / record statements return it (JSON). */
 export interface BudgetRefusal {
   budget_id: string;
@@ -73,6 +75,14 @@ export function tagLedger(ledger: string, budgets: string): string {
 export const blTags = (i: string) => `(SELECT jsonb_object_agg(bl.id, bl.ps) FROM bl WHERE bl.i = ${i})`;
 
 /**
+ * What a statement that moved a budget's spend returns for `alertCtes`: the budget, its spend
+ * before and after (`spent` is the amount just added), and the period it counts in.
+ */
+export const BUDGET_CROSSING_COLUMNS = (spent: string, ps: string) =>
+  `b.id, b.account_id, b.scope, b.scope_id, b.period, b.time_zone, b.limit_credits,
+   b.spent_credits - ${spent} AS spent_before, b.spent_credits AS spent_after, ${ps} AS ps`;
+
+/**
  * Adds each charged amount to the spend of the budgets it was checked against (`bl`), in the
  * period of the charge, for the charges listed by CTE `charged(i, amount)`.
  */
@@ -84,5 +94,44 @@ export const BUDGET_SPEND_CTE = `
              updated_at = now()
         FROM bl JOIN charged c USING (i)
        WHERE b.id = bl.id AND c.amount > 0
-   RETURNING b.id, b.account_id, b.limit_credits, b.spent_credits - c.amount AS spent_before, b.spent_credits AS spent_after, bl.ps
+   RETURNING ${BUDGET_CROSSING_COLUMNS("c.amount", "bl.ps")}
     )`;
+
+
+
+/**
+ * Alerts claimed in the statement whose settlement crossed their threshold (so each fires once,
+ * whatever the instances and restarts): the CTEs `al_low`, `al_budget`, `al` and, from
+ * lib/alerts/notify-sql.ts, the notification (`ntf`, unique claim key) and its webhook outbox rows
+ * (`whd`). Needs the debit's CTE `upd` and, when budgets moved, a CTE `budgets` of
+ * `BUDGET_CROSSING_COLUMNS`.
+ * - Low balance: the account's balance (paid + bonus + reward) goes from at least the threshold
+ *   to below it; each crossing is its own alert (keyed by the ledger row that crossed).
+ * - Budget: spend reaches each configured percentage (default 50, 80, 100) of the limit; once per
+ *   budget, period and percentage.
+ */
+export function alertCtes(budgetCte: string | null): string {
+  const budget = budgetCte
+    ? `SELECT x.account_id, 'budget_threshold'::text AS kind,
+              'budget:' || x.id || ':' || CASE WHEN x.period = 'none' THEN 'lifetime'
+                 ELSE to_char(x.ps AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') END || ':' || p::text AS claim_key,
+              jsonb_build_object('budget_id', x.id, 'scope', x.scope, 'scope_id', nullif(x.scope_id, ''), 'percent', p,
+                                 'limit_credits', x.limit_credits, 'spent_credits', x.spent_after, 'period', x.period,
+                                 'time_zone', x.time_zone, 'period_start', CASE WHEN x.period = 'none' THEN NULL ELSE to_jsonb(x.ps) END) AS payload
+         FROM ${budgetCte} x LEFT JOIN alert_settings s ON s.account_id = x.account_id
+              CROSS JOIN LATERAL unnest(coalesce(s.budget_percents, '{50,80,100}'::integer[])) AS p
+        WHERE x.limit_credits > 0 AND x.spent_before < x.limit_credits * p / 100 AND x.spent_after >= x.limit_credits * p / 100`
+    : `SELECT NULL::text AS account_id, NULL::text AS kind, NULL::text AS claim_key, NULL::jsonb AS payload WHERE false`;
+  return `
+    al_low AS (
+      SELECT u.account_id, 'low_balance'::text AS kind,
+             'low_balance:' || u.account_id || ':' || s.low_balance_credits::text || ':' || (u.ledger->>'id') AS claim_key,
+             jsonb_build_object('threshold_credits', s.low_balance_credits, 'balance_credits', u.total_before - u.amount,
+                                'ledger_entry_id', u.ledger->>'id', 'execution_id', u.ledger->>'execution_id') AS payload
+        FROM upd u JOIN alert_settings s ON s.account_id = u.account_id
+       WHERE s.low_balance_credits IS NOT NULL AND u.amount > 0
+         AND u.total_before >= s.low_balance_credits AND u.total_before - u.amount < s.low_balance_credits
+    ), al_budget AS (${budget}),
+    al AS (SELECT * FROM al_low UNION ALL SELECT * FROM al_budget),
+    ${notifyCtes("al")}`;
+}

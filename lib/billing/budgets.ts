@@ -8,7 +8,7 @@ import { newId } from "../ids";
 import { creditsText, creditsToNumber, creditsToSql, credits as toDecimal, isCreditString } from "../money";
 import { systemClock, type Clock } from "../clock";
 import { DEBIT_CTES, type DebitResult, type LedgerRowInput } from "./debit-credits";
-import { BUDGET_SPEND_CTE, blTags, budgetCheckCtes, tagLedger, type BudgetRefusal } from "./budget-sql";
+import { BUDGET_SPEND_CTE, alertCtes, blTags, budgetCheckCtes, tagLedger, type BudgetRefusal } from "./budget-sql";
 
 /** A budget as the API, the CLI and the dashboard show it: its counters in the period containing `at`. */
 export interface BudgetView {
@@ -218,7 +218,7 @@ const DEBIT_WITHIN_BUDGETS = `
      WHERE NOT EXISTS (SELECT 1 FROM bover)
   ), ${DEBIT_CTES},
   charged AS (SELECT i, amount FROM upd),
-  ${BUDGET_SPEND_CTE}
+  ${BUDGET_SPEND_CTE}, ${alertCtes("bsp")}
   SELECT led.id, led.balance_before, led.balance_after, led.ledger_metadata, (SELECT refusal FROM bover) AS budget_refusal
     FROM (SELECT 1) one LEFT JOIN led ON true`;
 

@@ -5,7 +5,7 @@ import { rows } from "../db/row-sql";
 import { columnJson, columnList, runQuery } from "../db/statement";
 import { WriteBatcher } from "../db/write-batcher";
 import { DEBIT_CTES, type LedgerRowInput } from "../billing/debit-credits";
-import { BUDGET_SPEND_CTE, blTags, budgetCheckCtes, tagLedger, type BudgetRefusal } from "../billing/budget-sql";
+import { BUDGET_CROSSING_COLUMNS, BUDGET_SPEND_CTE, alertCtes, blTags, budgetCheckCtes, tagLedger, type BudgetRefusal } from "../billing/budget-sql";
 import { usageEventRow, type UsageEventInput } from "../audit/usage-event";
 import { creditsToSql } from "../money";
 
@@ -84,7 +84,7 @@ function recordSql(executionColumns: string[], eventColumns: string[]): string {
         FROM jobs WHERE job ? 'ledger' AND i NOT IN (SELECT i FROM bover)
     ), ${DEBIT_CTES},
     charged AS (SELECT i, amount FROM upd),
-    ${BUDGET_SPEND_CTE},
+    ${BUDGET_SPEND_CTE}, ${alertCtes("bsp")},
     ok AS (SELECT i FROM jobs WHERE NOT job ? 'ledger' UNION ALL SELECT i FROM upd),
     ex AS (
       INSERT INTO executions (${columnList(executionColumns)})
@@ -142,8 +142,8 @@ function settleSql(updateColumns: string[], eventColumns: string[]): string {
              updated_at = now()
         FROM bx LEFT JOIN upd USING (i)
        WHERE b.id = bx.id
-   RETURNING b.id, b.account_id, b.limit_credits, b.spent_credits - coalesce(upd.amount, 0) AS spent_before, b.spent_credits AS spent_after, bx.ps
-    ),
+   RETURNING ${BUDGET_CROSSING_COLUMNS("coalesce(upd.amount, 0)", "bx.ps")}
+    ), ${alertCtes("bset")},
     ${eventInsert(eventColumns, "ex")},
     dc AS (
       UPDATE delegation_spend ds
