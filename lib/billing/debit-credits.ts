@@ -20,17 +20,23 @@ export interface LedgerRowInput {
 }
 
 /**
- * The CTEs `cur, split, upd, led` that consume credits and append ledger rows inside one
+ * The CTEs `cur, split, lots, draws, lot_upd, drawn, upd, led` that consume credits and append ledger rows inside one
  * statement, for every row of a preceding CTE `charges(i, account_id, amount, release, ledger)`:
  * `amount` to consume (>= 0; 0 only releases), `release` credits reserved earlier and freed by
  * the same statement, `ledger` the static fields of the consume row (JSON, `LedgerRowInput`).
  * An account appears at most once in `charges`.
  *
  * Kinds are drawn in a fixed order: bonus, then reward, then paid (promotional credits first;
- * paid credits, which may be refunded, last). Balance rows are locked in account order
- * (`FOR UPDATE`), so concurrent statements cannot deadlock on them and balance snapshots form a
- * continuous chain. A charge whose available credits (+ its release) are short gets no `split`
- * row and changes nothing. `upd` returns `i` and `available_after`; `led` returns `id`.
+ * paid credits, which may be refunded, last). Within a kind, the kind's live expiring grants
+ * (`credit_grants`) are drawn soonest-expiring first (ties by id), then its non-expiring rest; the
+ * lots drawn are named on the consume row (`ledger_metadata.grant_lots`, only when any).
+ * Balance rows are locked in account order (`FOR UPDATE`), then the lots of the kinds drawn: every
+ * writer of an account's lots (grant, debit, expiry) holds its balance row lock, so they change
+ * one at a time and balance snapshots form a continuous chain. Lots are read `FOR UPDATE` to get
+ * their latest versions; a lot inserted after this statement's snapshot cannot be missed, because
+ * an expiring grant locks `credit_grants` against this statement first (lib/billing/grant-credits.ts).
+ * A charge whose available credits (+ its release) are short gets no `split` row and changes
+ * nothing. `upd` returns `i` and `available_after`; `led` returns `id`.
  */
 export const DEBIT_CTES = `
     cur AS (
@@ -44,6 +50,23 @@ export const DEBIT_CTES = `
              cur.b + cur.r + cur.p AS total_before
         FROM charges c JOIN cur USING (account_id)
        WHERE cur.b + cur.r + cur.p - cur.res + c.release >= c.amount
+    ), lots AS (
+      -- An index probe (credit_grants_live_idx) per account: nothing more for accounts without lots.
+      SELECT s.i, g.id, g.account_id, g.kind, g.remaining_credits, g.expires_at,
+             CASE g.kind WHEN 'bonus' THEN s.tb WHEN 'reward' THEN s.tr ELSE s.amount - s.tb - s.tr END AS kind_take
+        FROM split s JOIN credit_grants g ON g.account_id = s.account_id AND g.expired_at IS NULL
+       WHERE CASE g.kind WHEN 'bonus' THEN s.tb WHEN 'reward' THEN s.tr ELSE s.amount - s.tb - s.tr END > 0
+         AND (SELECT count(*) FROM cur) >= 0
+         FOR UPDATE OF g
+    ), draws AS (
+      SELECT i, id, least(remaining_credits, greatest(kind_take - coalesce(sum(remaining_credits) OVER (
+               PARTITION BY account_id, kind ORDER BY expires_at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0), 0)) AS take
+        FROM lots
+    ), lot_upd AS (
+      UPDATE credit_grants g SET remaining_credits = g.remaining_credits - d.take
+        FROM draws d WHERE g.id = d.id AND d.take > 0
+    ), drawn AS (
+      SELECT i, jsonb_build_object('grant_lots', jsonb_object_agg(id, round(take, 6)::text)) AS meta FROM draws WHERE take > 0 GROUP BY i
     ), upd AS (
       UPDATE credit_balances cb
          SET bonus_credits = cb.bonus_credits - s.tb,
@@ -63,9 +86,10 @@ export const DEBIT_CTES = `
              l.execution_id, l.usage_event_id, l.api_key_id, l.pre_settlement_bill, l.settlement_result,
              u.total_before, u.total_before - u.amount,
              coalesce(l.ledger_metadata, '{}'::jsonb)
-               || jsonb_build_object('credit_split', jsonb_build_object('bonus', u.tb::text, 'reward', u.tr::text, 'paid', u.tp::text)),
+               || jsonb_build_object('credit_split', jsonb_build_object('bonus', u.tb::text, 'reward', u.tr::text, 'paid', u.tp::text))
+               || coalesce(d.meta, '{}'::jsonb),
              l.description
-        FROM upd u CROSS JOIN LATERAL jsonb_populate_record(NULL::credits_ledger, u.ledger) l
+        FROM upd u CROSS JOIN LATERAL jsonb_populate_record(NULL::credits_ledger, u.ledger) l LEFT JOIN drawn d ON d.i = u.i
        WHERE u.amount > 0
       RETURNING id, balance_before, balance_after, ledger_metadata
     )`;

@@ -2,51 +2,81 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { invalidInput, notFound } from "../errors";
 import { newId } from "../ids";
+import { systemClock, type Clock } from "../clock";
 import { creditsToNumber, creditsToSql, credits as toDecimal, isCreditString } from "../money";
 import type { LedgerEntryType } from "../db/schema";
 
 export const grantTypes = ["payment_recharge", "welcome_bonus", "invitation_reward"] as const;
 export type GrantType = (typeof grantTypes)[number];
+export type CreditKind = "paid" | "bonus" | "reward";
 
-/** Which balance column each grant feeds (see docs/billing.md for the consumption order). */
-const kindColumn: Record<GrantType, "paid_credits" | "bonus_credits" | "reward_credits"> = {
-  payment_recharge: "paid_credits",
-  welcome_bonus: "bonus_credits",
-  invitation_reward: "reward_credits",
+/** The kind each grant feeds (see docs/billing.md for the consumption order). */
+export const grantKind: Record<GrantType, CreditKind> = {
+  payment_recharge: "paid",
+  welcome_bonus: "bonus",
+  invitation_reward: "reward",
 };
 
 /**
  * Adds credits and appends the grant's ledger row in one statement: the balance update and the
- * ledger insert share a writable CTE, so the balance snapshots come from the locked row.
+ * ledger insert share a writable CTE, so the balance snapshots come from the locked row. With
+ * `expiresAt`, the same statement inserts the grant's lot (`credit_grants`, id = the ledger row's),
+ * which consumption draws first within its kind and the sweeper expires (lib/billing/expire-grants.ts).
  */
 export async function grantCredits(
   db: Db,
-  input: { accountId: string; amount: string; type: GrantType; description?: string; sourceRefId?: string },
+  input: { accountId: string; amount: string; type: GrantType; description?: string; sourceRefId?: string; expiresAt?: Date },
+  clock: Clock = systemClock,
 ) {
   if (!isCreditString(input.amount) || toDecimal(input.amount).lte(0)) {
     throw invalidInput(`Amount must be a positive number with at most 6 decimals, got "${input.amount}"`);
   }
+  const expiresAt = input.expiresAt;
+  if (expiresAt !== undefined && !(expiresAt.getTime() > clock.now().getTime())) {
+    throw invalidInput(`expires_at must be a time in the future, got "${Number.isNaN(expiresAt.getTime()) ? "an invalid date" : expiresAt.toISOString()}"`);
+  }
   const amount = creditsToSql(input.amount);
-  const column = sql.raw(kindColumn[input.type]);
+  const kind = grantKind[input.type];
+  const column = sql.raw(`${kind}_credits`);
   const entryType: LedgerEntryType = `grant_${input.type}`;
   const id = newId("led");
-  const result = await db.execute(sql`
+  const metadata = expiresAt ? { credit_kind: kind, expires_at: expiresAt.toISOString() } : { credit_kind: kind };
+  const lot = expiresAt
+    ? sql`, lot AS (
+        INSERT INTO credit_grants (id, account_id, kind, amount_credits, remaining_credits, expires_at)
+        SELECT ${id}, ${input.accountId}, ${kind}, ${amount}::numeric, ${amount}::numeric, ${expiresAt.toISOString()}::timestamptz FROM b
+      )`
+    : sql``;
+  const statement = sql`
     WITH b AS (
       UPDATE credit_balances
          SET ${column} = ${column} + ${amount}::numeric, updated_at = now()
        WHERE account_id = ${input.accountId}
    RETURNING paid_credits + bonus_credits + reward_credits AS total_after
-    )
+    )${lot}
     INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, source_ref_type,
                                 source_ref_id, balance_before, balance_after, ledger_metadata, description)
     SELECT ${id}, ${input.accountId}, ${entryType}, ${amount}::numeric, 'admin', 'grant', ${input.sourceRefId ?? id},
-           b.total_after - ${amount}::numeric, b.total_after,
-           ${JSON.stringify({ credit_kind: kindColumn[input.type].replace("_credits", "") })}::jsonb,
+           b.total_after - ${amount}::numeric, b.total_after, ${JSON.stringify(metadata)}::jsonb,
            ${input.description ?? entryType.replaceAll("_", " ")}
       FROM b
     RETURNING id, balance_after
-  `);
+  `;
+  const result = expiresAt
+    ? await db.transaction(async (tx) => {
+        // A debit reads an account's lots under its balance row lock, but from its statement's
+        // snapshot: one that started before this grant committed would not see the new lot. The
+        // table lock is taken before a statement's snapshot, so a debit either finishes before
+        // this grant or starts after it. It pauses every debit for the grant's few milliseconds.
+        await tx.execute(sql`LOCK TABLE credit_grants IN SHARE ROW EXCLUSIVE MODE`);
+        return tx.execute(statement);
+      })
+    : await db.execute(statement);
   const rows = (result as unknown as { rows: { id: string; balance_after: string }[] }).rows;
   if (rows.length === 0) throw notFound(`Account ${input.accountId} not found`);
-  return { ledger_entry_id: rows[0].id, balance_after: creditsToNumber(rows[0].balance_after) };
+  return {
+    ledger_entry_id: rows[0].id,
+    balance_after: creditsToNumber(rows[0].balance_after),
+    expires_at: expiresAt ? expiresAt.toISOString() : null,
+  };
 }
