@@ -8,6 +8,7 @@ import { bearer, seedAccount } from "../testing/fixtures";
 import { importDemoCatalog } from "../testing/catalog";
 import { rows } from "../db/row-sql";
 import type { Database } from "../db/types";
+import { grantCredits } from "../billing/grant-credits";
 import { verifyChecks, verifyLedger } from "./verify";
 
 let database: Database;
@@ -107,6 +108,21 @@ describe("audit verify", () => {
     expect(await checksFailing(accountId)).toEqual(["no_reservation_left_behind"]);
     // Within the grace period (the sweeper has not had its turn yet) it is not counted.
     expect((await verifyLedger(database.db, { accountId, graceSeconds: 3600 })).ok).toBe(true);
+  });
+
+  it("expiring grants holding more than their kind's balance, and an expired one still holding credits", async () => {
+    const { accountId } = await chargedAccount();
+    await grantCredits(database.db, { accountId, amount: "5", type: "welcome_bonus", expiresAt: new Date(Date.now() + 3_600_000) });
+    expect(await checksFailing(accountId)).toEqual([]);
+    await database.db.execute(sql`
+      INSERT INTO credit_grants (id, account_id, kind, amount_credits, remaining_credits, expires_at)
+      VALUES (${`led_test_${accountId}`}, ${accountId}, 'bonus', 100, 100, now() + interval '1 day')`);
+    expect(await checksFailing(accountId)).toEqual(["grant_lots_within_balance"]);
+    expect((await verifyLedger(database.db, { accountId })).violations[0].message).toMatch(/^live bonus grants hold 105\.0+ credits but the bonus balance is 14\.0+$/);
+    await database.db.execute(sql`UPDATE credit_grants SET expired_at = now() WHERE id = ${`led_test_${accountId}`}`);
+    expect((await verifyLedger(database.db, { accountId })).violations).toEqual([
+      { account_id: accountId, check: "grant_lots_within_balance", message: "1 expired bonus grant(s) still hold credits" },
+    ]);
   });
 
   it("every check was shown failing above", () => {
