@@ -37,14 +37,21 @@ const coreCommands: Record<string, CommandSpec> = {
     run: (db, v) => setAccountDisabled(db, { accountId: str(v, "id"), disabled: false }),
   },
   "credits grant": {
-    usage: "credits grant --account ID --amount N [--type payment_recharge|welcome_bonus|invitation_reward]",
-    options: { account: { type: "string" }, amount: { type: "string" }, type: { type: "string" } },
-    run: (db, v) =>
-      grantCredits(db, {
+    usage: "credits grant --account ID --amount N [--type payment_recharge|welcome_bonus|invitation_reward] [--expires-at ISO-8601 (a date is midnight UTC)]",
+    options: { account: { type: "string" }, amount: { type: "string" }, type: { type: "string" }, "expires-at": { type: "string" } },
+    run: (db, v) => {
+      const expiresAt = optStr(v, "expires-at");
+      // A time needs its zone: "2027-01-31T18:00" alone would be read in this machine's zone.
+      if (expiresAt !== undefined && (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(expiresAt) || Number.isNaN(Date.parse(expiresAt)))) {
+        throw new UsageError("--expires-at must be an ISO-8601 date (2027-01-31) or date-time with its zone (2027-01-31T18:00:00Z)");
+      }
+      return grantCredits(db, {
         accountId: str(v, "account"),
         amount: str(v, "amount"),
         type: oneOf<GrantType>(optStr(v, "type") ?? "payment_recharge", grantTypes, "type"),
-      }),
+        expiresAt: expiresAt === undefined ? undefined : new Date(expiresAt),
+      });
+    },
   },
   "keys create": {
     usage: "keys create --account ID [--name NAME]",
