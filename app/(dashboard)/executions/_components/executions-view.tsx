@@ -119,7 +119,7 @@ export function ExecutionsView({ isSupport }: { isSupport: boolean }) {
           onRetry={() => void lookup.refetch()}
         />
       ) : (
-        <LookupResult lookup={lookup.data} timeZone={tz.timeZone} />
+        <LookupResult lookup={lookup.data} timeZone={tz.timeZone} isSupport={isSupport} />
       )}
     </div>
   );

@@ -1,5 +1,6 @@
 "use client";
 
+import { useState } from "react";
 import Link from "next/link";
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { ChargeOutcomeBadge, ReasonCode } from "@/components/audit/charge-outcome-badge";
@@ -12,17 +13,20 @@ import type { CallTrace, Lookup } from "@/lib/dashboard/audit-api";
 import { formatCredits, formatDateTime, formatDuration, formatSignedCredits } from "@/lib/dashboard/format";
 import type { MessageKey } from "@/lib/dashboard/i18n";
 import { executionHref, ledgerEntryHref, usageEventHref } from "@/lib/dashboard/links";
+import type { Refund } from "@/lib/dashboard/refunds";
+import { RefundAction, RefundDone } from "./refund-action";
 
 type Status = Lookup["reconciliation"]["status"];
 type Step = Lookup["timeline"][number]["step"];
 
-const statusTones: Record<Status, Tone> = { reconciled: "green", not_charged: "neutral", in_flight: "amber", review: "amber", broken: "red" };
+const statusTones: Record<Status, Tone> = { reconciled: "green", not_charged: "neutral", in_flight: "amber", review: "amber", refunded: "green", broken: "red" };
 const stepColors: Record<Step, string> = {
   search: "bg-sky-500",
   inspect: "bg-sky-300",
   call: "bg-indigo-600",
   usage_event: "bg-violet-500",
   ledger_entry: "bg-amber-500",
+  refund: "bg-teal-500",
   balance_change: "bg-emerald-500",
 };
 
@@ -35,6 +39,7 @@ function stepHref(step: Step, ref: string): string | undefined {
     case "usage_event":
       return usageEventHref(ref);
     case "ledger_entry":
+    case "refund":
     case "balance_change":
       return ledgerEntryHref(ref);
   }
@@ -63,8 +68,9 @@ function ticketText(lookup: Lookup): string {
   return lines.join("\n");
 }
 
-function CallCard({ call, timeZone }: { call: CallTrace; timeZone: string }) {
+function CallCard({ call, timeZone, accountId, canRefund }: { call: CallTrace; timeZone: string; accountId: string; canRefund: boolean }) {
   const { t, locale } = useI18n();
+  const [refunded, setRefunded] = useState<Refund | null>(null);
   return (
     <Card className="p-4 sm:p-5" data-testid="call-trace">
       <div className="flex flex-wrap items-start justify-between gap-2">
@@ -72,8 +78,16 @@ function CallCard({ call, timeZone }: { call: CallTrace; timeZone: string }) {
           <p className="text-sm font-semibold text-zinc-900">{t("executions.call", { tool: call.tool_id ?? "?" })}</p>
           <p className="mt-0.5 text-xs text-zinc-500">{formatDateTime(call.created_at, timeZone)}</p>
         </div>
-        <VerdictBadge status={call.reconciliation.status} />
+        <div className="flex items-center gap-2">
+          {canRefund && <RefundAction call={call} accountId={accountId} onRefunded={setRefunded} />}
+          <VerdictBadge status={call.reconciliation.status} />
+        </div>
       </div>
+      {refunded && (
+        <div className="mt-3">
+          <RefundDone refund={refunded} />
+        </div>
+      )}
       {call.reconciliation.missing_links.length > 0 && (
         <div className="mt-3">
           <Notice tone="error">{t("executions.missing", { links: call.reconciliation.missing_links.join(", ") })}</Notice>
@@ -93,6 +107,11 @@ function CallCard({ call, timeZone }: { call: CallTrace; timeZone: string }) {
           <DetailRow label={t("executions.status")}>{call.execution?.status ?? t("executions.noExecutionRow")}</DetailRow>
           <DetailRow label={t("executions.reserved")}>{call.execution ? formatCredits(call.execution.reserved_credits, locale) : "—"}</DetailRow>
           <DetailRow label={t("executions.settled")}>{call.execution?.settled_credits == null ? "—" : formatCredits(call.execution.settled_credits, locale)}</DetailRow>
+          {(call.execution?.refunded_credits ?? 0) > 0 && (
+            <DetailRow label={t("executions.refunded")}>
+              <span data-testid="refunded-credits">{formatCredits(call.execution?.refunded_credits, locale)}</span>
+            </DetailRow>
+          )}
           <DetailRow label={t("usage.colDuration")}>{formatDuration(call.execution?.duration_ms, locale)}</DetailRow>
         </DetailRows>
         <DetailRows>
@@ -107,7 +126,7 @@ function CallCard({ call, timeZone }: { call: CallTrace; timeZone: string }) {
           </DetailRow>
           <DetailRow label="actual_amount_credits">{call.usage_event ? formatCredits(call.usage_event.actual_amount_credits, locale) : "—"}</DetailRow>
           {call.ledger_entries.map((l) => (
-            <DetailRow key={l.id} label={t("executions.ledgerRow")}>
+            <DetailRow key={l.id} label={l.entry_type.startsWith("refund_") ? t("step.refund") : t("executions.ledgerRow")}>
               <span className="flex min-w-0 flex-wrap items-center gap-2">
                 <IdValue value={l.id} href={ledgerEntryHref(l.id)} />
                 <span className={`tabular-nums font-semibold ${l.amount_credits < 0 ? "text-red-700" : "text-emerald-700"}`}>{formatSignedCredits(l.amount_credits, locale)}</span>
@@ -129,7 +148,7 @@ function CallCard({ call, timeZone }: { call: CallTrace; timeZone: string }) {
 }
 
 /** The whole story around one id: verdict, timeline, and each Call's links. */
-export function LookupResult({ lookup, timeZone }: { lookup: Lookup; timeZone: string }) {
+export function LookupResult({ lookup, timeZone, isSupport }: { lookup: Lookup; timeZone: string; isSupport: boolean }) {
   const { t } = useI18n();
   const status = lookup.reconciliation.status;
   return (
@@ -225,7 +244,7 @@ export function LookupResult({ lookup, timeZone }: { lookup: Lookup; timeZone: s
             {t("executions.calls", { count: lookup.calls.length })}
           </h2>
           {lookup.calls.map((call) => (
-            <CallCard key={call.execution_id} call={call} timeZone={timeZone} />
+            <CallCard key={call.execution_id} call={call} timeZone={timeZone} accountId={lookup.account_id} canRefund={isSupport} />
           ))}
         </section>
       )}
