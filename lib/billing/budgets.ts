@@ -198,14 +198,14 @@ const scopeText: Record<BudgetScope, string> = { account: "account", api_key: "A
 const periodText: Record<BudgetPeriod, string> = { day: "daily", week: "weekly", month: "monthly", none: "lifetime" };
 
 /** The 402 message: which budget, what is left, and when it resets. */
-export function budgetRefusalMessage(b: BudgetRefusal, needed: string): string {
+export function budgetRefusalMessage(b: BudgetRefusal, needed: string, what: "call" | "search" = "call"): string {
   const left = toDecimal(b.limit_credits).minus(b.spent_credits).minus(b.reserved_credits);
   const held = toDecimal(b.reserved_credits).gt(0) ? ` (${creditsText(b.reserved_credits)} of it held by calls in flight)` : "";
   const whose = b.scope === "account" ? "The account's" : `The ${scopeText[b.scope]} ${b.scope_id}'s`;
   const resets = b.resets_at ? `it resets at ${new Date(b.resets_at).toISOString()} (${b.time_zone} ${b.period} boundary)` : "it does not reset";
   return (
     `Budget exceeded: ${whose} ${periodText[b.period]} budget ${b.budget_id} of ${creditsText(b.limit_credits)} has ` +
-    `${creditsText(left.isNegative() ? 0 : left)} left${held}, and this call may cost ${creditsText(needed)}; ${resets}`
+    `${creditsText(left.isNegative() ? 0 : left)} left${held}, and this ${what} may cost ${creditsText(needed)}; ${resets}`
   );
 }
 

@@ -118,7 +118,7 @@ export async function searchTools(db: Db, input: SearchToolsInput): Promise<Sear
       else {
         short = true;
         budgetRefused = !outcome.debited && outcome.budget !== null;
-        refusal = !outcome.debited && outcome.budget ? budgetRefusalMessage(outcome.budget, creditsToSql(price)) : insufficientMessage(price.toFixed());
+        refusal = !outcome.debited && outcome.budget ? budgetRefusalMessage(outcome.budget, creditsToSql(price), "search") : insufficientMessage(price.toFixed());
       }
       const { searchRow, eventRow } = record(debit?.ledgerEntryId ?? null, short);
       await tx.insert(searches).values(searchRow);

@@ -10,6 +10,8 @@ import { bearer, seedAccount } from "../../testing/fixtures";
 import { importDemoCatalog } from "../../testing/catalog";
 import { creditsLedger, searches, usageEvents } from "../../db/schema";
 import type { Database } from "../../db/types";
+import { setBudget } from "../../billing/budgets";
+import { assertLedgerInvariants } from "../../testing/invariants";
 
 let database: Database;
 let server: TestServer;
@@ -64,5 +66,22 @@ describe("priced Discover", () => {
     expect(event).toMatchObject({ success: false, chargeOutcome: "failed_not_charged", creditsLedgerEntryId: null });
     const ledger = await database.db.select().from(creditsLedger).where(eq(creditsLedger.accountId, seed.accountId));
     expect(ledger.filter((l) => l.entryType === "consume_tool_search")).toHaveLength(2);
+  });
+
+  it("refuses a search that would cross a budget (402, naming it), and counts the searches it allowed", async () => {
+    const a = await seedAccount(database.db, { credits: "10" });
+    const budget = await setBudget(database.db, { accountId: a.accountId, scope: "api_key", scopeId: a.apiKeyId, limitCredits: "1", period: "day" });
+    const searchAs = (key: string) =>
+      fetch(`${server.url}/api/v1/search`, { method: "POST", headers: { ...bearer(key), "content-type": "application/json" }, body: JSON.stringify({ query: "compound interest", limit: 3 }) });
+    expect((await searchAs(a.apiKey)).status).toBe(200);
+    expect((await searchAs(a.apiKey)).status).toBe(200);
+    const refused = await searchAs(a.apiKey);
+    expect(refused.status).toBe(402);
+    const body = await refused.json();
+    expect(body).toMatchObject({ total: 0, results: [], remaining_credits: 9.2 });
+    expect(body.error_message).toContain(`budget ${budget.budget_id} of 1 credit has 0.2 credits left, and this search may cost 0.4 credits`);
+    const [event] = await database.db.select().from(usageEvents).where(eq(usageEvents.searchId, body.search_id));
+    expect(event).toMatchObject({ success: false, chargeOutcome: "failed_not_charged", creditsLedgerEntryId: null });
+    await assertLedgerInvariants(database.db, a.accountId);
   });
 });
