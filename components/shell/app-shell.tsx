@@ -11,6 +11,7 @@ import { LanguageSwitcher } from "@/components/i18n/language-switcher";
 import { Logo } from "@/components/ui/logo";
 import { CloseIcon, MenuIcon, SignOutIcon } from "@/components/ui/icons";
 import { isActive, navItems } from "./nav-items";
+import { NotificationBanner } from "./notification-banner";
 
 export interface ShellUser {
   email: string;
@@ -146,7 +147,10 @@ export function AppShell({ user, children }: { user: ShellUser; children: ReactN
       </header>
 
       <main className="lg:pl-64">
-        <div className="mx-auto w-full max-w-6xl px-4 py-6 sm:px-6 sm:py-8 lg:px-10 lg:py-10">{children}</div>
+        <div className="mx-auto w-full max-w-6xl px-4 py-6 sm:px-6 sm:py-8 lg:px-10 lg:py-10">
+          <NotificationBanner />
+          {children}
+        </div>
       </main>
     </div>
   );

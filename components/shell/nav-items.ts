@@ -1,6 +1,6 @@
 import type { ComponentType, SVGProps } from "react";
 import type { MessageKey } from "@/lib/dashboard/i18n";
-import { ConsoleIcon, ExecutionsIcon, KeyIcon, LedgerIcon, OverviewIcon, PlaygroundIcon, UsageIcon } from "@/components/ui/icons";
+import { BellIcon, ConsoleIcon, ExecutionsIcon, KeyIcon, LedgerIcon, OverviewIcon, PlaygroundIcon, UsageIcon } from "@/components/ui/icons";
 
 export interface NavItem {
   href: string;
@@ -16,6 +16,7 @@ export const navItems: readonly NavItem[] = [
   { href: "/ledger", label: "nav.ledger", icon: LedgerIcon },
   { href: "/executions", label: "nav.executions", icon: ExecutionsIcon },
   { href: "/keys", label: "nav.keys", icon: KeyIcon },
+  { href: "/budgets", label: "nav.budgets", icon: BellIcon },
 ];
 
 export function isActive(href: string, pathname: string): boolean {

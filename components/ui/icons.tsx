@@ -125,3 +125,12 @@ export function InfoIcon(props: IconProps) {
     </Icon>
   );
 }
+
+export function BellIcon(props: IconProps) {
+  return (
+    <Icon {...props}>
+      <path d="M6 10a6 6 0 0112 0v3.5l1.5 3H4.5L6 13.5V10z" />
+      <path d="M10 19.5a2 2 0 004 0" />
+    </Icon>
+  );
+}

@@ -2,19 +2,12 @@ import { sql } from "drizzle-orm";
 import type { NotificationKind } from "../db/schema";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
+import { eventTypes, webhookEventTypes, type WebhookEventType } from "./event-types";
 
 /** The channel a statement that queued webhook deliveries announces on (delivery workers listen). */
 export const WEBHOOKS_CHANNEL = "tollgate_webhooks";
 
-/** The webhook event type of each notification kind. */
-export const eventTypes = {
-  low_balance: "balance.low",
-  budget_threshold: "budget.threshold",
-  credits_expiring: "credits.expiring",
-  webhook_test: "webhook.test",
-} as const satisfies Record<NotificationKind, string>;
-export type WebhookEventType = (typeof eventTypes)[NotificationKind];
-export const webhookEventTypes = Object.values(eventTypes) as WebhookEventType[];
+export { eventTypes, webhookEventTypes, type WebhookEventType };
 
 const eventTypeCase = `CASE n.kind ${Object.entries(eventTypes)
   .map(([kind, type]) => `WHEN '${kind}' THEN '${type}'`)

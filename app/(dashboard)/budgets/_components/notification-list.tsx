@@ -1,0 +1,79 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useI18n } from "@/components/i18n/i18n-provider";
+import { Badge, type Tone } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { ErrorState } from "@/components/ui/error-state";
+import { EmptyState, LoadingBlock } from "@/components/ui/states";
+import { fetchNotifications, markNotificationsRead, notificationsQueryKey, type NotificationItem } from "@/lib/dashboard/alerts";
+import { formatDateTime } from "@/lib/dashboard/format";
+import { useTimeZone } from "@/lib/dashboard/time-zone";
+
+const kindTone: Record<NotificationItem["kind"], Tone> = { low_balance: "red", budget_threshold: "amber", credits_expiring: "amber", webhook_test: "sky" };
+
+/** A notification's payload as `name: value` pairs (its fields depend on the kind). */
+function details(payload: Record<string, unknown>): string {
+  return Object.entries(payload)
+    .filter(([, v]) => v !== null && typeof v !== "object")
+    .map(([k, v]) => `${k.replaceAll("_", " ")}: ${String(v)}`)
+    .join(" · ");
+}
+
+/** The account's notifications, newest first; unread ones are marked, and can be marked read. */
+export function NotificationList() {
+  const { t } = useI18n();
+  const tz = useTimeZone();
+  const queryClient = useQueryClient();
+  const query = useQuery({ queryKey: [...notificationsQueryKey, "list"], queryFn: ({ signal }) => fetchNotifications(50, signal), refetchInterval: 30_000 });
+  const markAll = useMutation({
+    mutationFn: () => markNotificationsRead(),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: notificationsQueryKey }),
+  });
+
+  return (
+    <section id="notifications" aria-labelledby="notifications-heading" className="scroll-mt-20 space-y-3">
+      <div className="flex flex-col gap-2 sm:flex-row sm:items-center sm:justify-between">
+        <h2 id="notifications-heading" className="text-base font-semibold text-zinc-900">
+          {t("notifications.title")}
+          {query.data && query.data.unread_count > 0 && (
+            <Badge tone="red" className="ml-2 align-middle">
+              {query.data.unread_count}
+            </Badge>
+          )}
+        </h2>
+        {query.data && query.data.unread_count > 0 && (
+          <Button size="sm" onClick={() => markAll.mutate()} disabled={markAll.isPending}>
+            {t("notifications.markAllRead")}
+          </Button>
+        )}
+      </div>
+      {query.isPending ? (
+        <LoadingBlock label={t("notifications.loading")} rows={3} />
+      ) : query.isError ? (
+        <ErrorState title={t("notifications.errorTitle")} message={query.error.message} retryLabel={t("common.retry")} onRetry={() => void query.refetch()} />
+      ) : query.data.items.length === 0 ? (
+        <EmptyState title={t("notifications.emptyTitle")} body={t("notifications.emptyBody")} testId="notifications-empty" />
+      ) : (
+        <Card>
+          <ul className="divide-y divide-zinc-100">
+            {query.data.items.map((n) => (
+              <li key={n.id} className="flex gap-3 px-4 py-3 sm:px-5" data-testid="notification-row">
+                <span aria-hidden="true" className={`mt-1.5 size-2 shrink-0 rounded-full ${n.read_at ? "bg-transparent" : "bg-indigo-500"}`} />
+                <div className="min-w-0 flex-1 space-y-1">
+                  <div className="flex flex-wrap items-center gap-1.5">
+                    <Badge tone={kindTone[n.kind]}>{t(`notifications.kind.${n.kind}`)}</Badge>
+                    {!n.read_at && <span className="text-xs font-medium text-indigo-700">{t("notifications.unread")}</span>}
+                    <span className="text-xs tabular-nums text-zinc-500">{formatDateTime(n.created_at, tz.timeZone)}</span>
+                  </div>
+                  <p className="break-words text-sm text-zinc-700">{details(n.payload)}</p>
+                </div>
+              </li>
+            ))}
+          </ul>
+        </Card>
+      )}
+    </section>
+  );
+}

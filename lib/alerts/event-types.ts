@@ -1,0 +1,14 @@
+import type { NotificationKind } from "../db/schema/spend-controls";
+
+/**
+ * The webhook event type of each notification kind: shared vocabulary of the SQL that queues
+ * deliveries, the API's schemas and the dashboard (type-only imports, so the browser bundle can take it).
+ */
+export const eventTypes = {
+  low_balance: "balance.low",
+  budget_threshold: "budget.threshold",
+  credits_expiring: "credits.expiring",
+  webhook_test: "webhook.test",
+} as const satisfies Record<NotificationKind, string>;
+export type WebhookEventType = (typeof eventTypes)[NotificationKind];
+export const webhookEventTypes = Object.values(eventTypes) as WebhookEventType[];
