@@ -9,6 +9,7 @@ import { registerMeta } from "./routes/meta";
 import { registerHealth } from "./routes/health";
 import { registerAuthCredits } from "./routes/auth-credits";
 import { registerCredits } from "./routes/credits";
+import { registerCreditsExpirations } from "./routes/credits-expirations";
 import { registerVerifyToken } from "./routes/verify-token";
 import { WELL_KNOWN_JWKS_PATH, jwksHandler, registerJwks } from "./routes/jwks";
 import { registerToolsProbe } from "./routes/tools-probe";
@@ -61,6 +62,7 @@ const operations: ((app: ApiApp) => void)[] = [
   registerHealth,
   registerAuthCredits,
   registerCredits,
+  registerCreditsExpirations,
   registerVerifyToken,
   registerJwks,
   registerToolsProbe,

@@ -89,6 +89,7 @@ const OWN_ACCOUNT: Record<string, { status: number; /** What a member gets where
   "POST /auth/webhook-deliveries/{delivery_id}/resend": { status: 200, member: 403, send: async (t) => api("POST", `/auth/webhook-deliveries/${await createDelivery()}/resend`, t) },
   "GET /auth/credits": { status: 200, send: (t) => api("GET", "/auth/credits", t) },
   "GET /credits": { status: 200, send: (t) => api("GET", "/credits", t) },
+  "GET /auth/credits/expirations": { status: 200, send: (t) => api("GET", "/auth/credits/expirations", t) },
   "POST /auth/verify-token": { status: 200, send: (t) => api("POST", "/auth/verify-token", t) },
   // A user's access token is not a Call credential, whatever the role (API key or delegation token only).
   "POST /tools/execute": { status: 401, send: (t) => api("POST", "/tools/execute", t, { tool_id: COMPOUND, parameters: COMPOUND_PARAMS }) },
