@@ -5,6 +5,7 @@ import { getRequestLocale } from "@/lib/dashboard/locale-server";
 import { PageHeader } from "@/components/ui/page-header";
 import { BalancePanel } from "./_components/balance-panel";
 import { OverviewActivity } from "./_components/overview-activity";
+import { UpcomingExpirations } from "./_components/upcoming-expirations";
 import { TightestBudget } from "./_components/tightest-budget";
 
 export const dynamic = "force-dynamic";
@@ -19,6 +20,7 @@ export default async function OverviewPage() {
     <>
       <PageHeader title={t("overview.title")} description={t("overview.subtitle")} />
       <BalancePanel />
+      <UpcomingExpirations />
       <TightestBudget />
       <Suspense>
         <OverviewActivity />
