@@ -71,54 +71,75 @@ export async function claimDueDeliveries(db: Db, limit: number, options: Deliver
   return rows<Claimed>(result);
 }
 
-/** Signs and sends one claimed delivery, and records the attempt and what follows from it. */
-export async function attemptDelivery(db: Db, claimed: Claimed, options: DeliveryOptions = {}): Promise<SendOutcome> {
-  const startedAt = new Date();
-  let outcome: SendOutcome;
-  if (claimed.endpoint_removed) {
-    outcome = { statusCode: null, ok: false, error: "endpoint removed", durationMs: 0 };
-  } else {
-    let secret: string | undefined;
-    try {
-      secret = decryptWebhookSecret(await webhookKey(db), claimed.endpoint_id, claimed.secret_ciphertext);
-    } catch (err) {
-      if (!(err instanceof UndecryptableSecretError)) throw err;
-      outcome = { statusCode: null, ok: false, error: err.message, durationMs: 0 };
-    }
-    if (secret !== undefined) {
-      const body = JSON.stringify(claimed.payload);
-      // Signed with the wall clock: receivers check webhook-timestamp against theirs.
-      const headers = signDelivery(secret, claimed.id, new Date(), body);
-      outcome = await sendWebhook(claimed.url, body, headers, { allowPrivateNetwork: claimed.allow_private_network || privateWebhooksAllowed(), timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
-    }
-  }
-  await recordAttempt(db, claimed, outcome!, startedAt, options);
-  return outcome!;
+export interface Attempt {
+  claimed: Claimed;
+  outcome: SendOutcome;
+  startedAt: Date;
 }
 
-async function recordAttempt(db: Db, claimed: Claimed, outcome: SendOutcome, startedAt: Date, options: DeliveryOptions): Promise<void> {
+/** Signs and sends one claimed delivery (never throws for the receiver's sake: the outcome says what happened). */
+export async function sendClaimed(db: Db, claimed: Claimed, options: DeliveryOptions = {}): Promise<Attempt> {
+  const startedAt = new Date();
+  if (claimed.endpoint_removed) return { claimed, startedAt, outcome: { statusCode: null, ok: false, error: "endpoint removed", durationMs: 0 } };
+  let secret: string;
+  try {
+    secret = decryptWebhookSecret(await webhookKey(db), claimed.endpoint_id, claimed.secret_ciphertext);
+  } catch (err) {
+    if (!(err instanceof UndecryptableSecretError)) throw err;
+    return { claimed, startedAt, outcome: { statusCode: null, ok: false, error: err.message, durationMs: 0 } };
+  }
+  const body = JSON.stringify(claimed.payload);
+  // Signed with the wall clock: receivers check webhook-timestamp against theirs.
+  const headers = signDelivery(secret, claimed.id, new Date(), body);
+  const outcome = await sendWebhook(claimed.url, body, headers, {
+    allowPrivateNetwork: claimed.allow_private_network || privateWebhooksAllowed(),
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  });
+  return { claimed, startedAt, outcome };
+}
+
+/**
+ * Records attempts (one statement for all): an attempt row each, and the delivery delivered,
+ * scheduled again after its backoff (never past the end of its retry window), or failed. A
+ * delivery whose lease is no longer the one claimed (another worker took it over) keeps its state.
+ */
+export async function recordAttempts(db: Db, attempts: readonly Attempt[], options: DeliveryOptions = {}): Promise<void> {
+  if (attempts.length === 0) return;
   const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
-  const delayMs = backoff[Math.min(claimed.attempts, backoff.length - 1)];
-  // A removed endpoint ends its delivery at once; otherwise retry until the window closes.
-  const giveUp = claimed.endpoint_removed;
+  const items = attempts.map(({ claimed, outcome, startedAt }) => ({
+    id: claimed.id,
+    lease: claimed.lease,
+    attempted_at: startedAt.toISOString(),
+    status_code: outcome.statusCode,
+    error: outcome.error,
+    duration_ms: outcome.durationMs,
+    ok: outcome.ok,
+    // A removed endpoint ends its delivery at once.
+    give_up: claimed.endpoint_removed,
+    delay_ms: backoff[Math.min(claimed.attempts, backoff.length - 1)],
+  }));
   await db.execute(sql`
     WITH t AS (SELECT coalesce(${nowParam(options.clock)}::timestamptz, now()) AS now),
+    r AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(items)}::jsonb)
+        AS r(id text, lease timestamptz, attempted_at timestamptz, status_code int, error text, duration_ms int, ok boolean, give_up boolean, delay_ms double precision)
+    ),
     attempt AS (
       INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error, duration_ms)
-      VALUES (${claimed.id}, ${startedAt.toISOString()}::timestamptz, ${outcome.statusCode}::int, ${outcome.error}::text, ${outcome.durationMs}::int)
+      SELECT id, attempted_at, status_code, error, duration_ms FROM r
     )
     UPDATE webhook_deliveries d
        SET attempts = d.attempts + 1,
-           last_status_code = ${outcome.statusCode}::int,
-           last_error = ${outcome.error}::text,
-           status = CASE WHEN ${outcome.ok}::boolean THEN 'delivered'
-                         WHEN ${giveUp}::boolean OR t.now >= d.created_at + ${RETRY_WINDOW_MS}::double precision * interval '1 millisecond' THEN 'failed'
+           last_status_code = r.status_code,
+           last_error = r.error,
+           status = CASE WHEN r.ok THEN 'delivered'
+                         WHEN r.give_up OR t.now >= d.created_at + ${RETRY_WINDOW_MS}::double precision * interval '1 millisecond' THEN 'failed'
                          ELSE 'pending' END,
-           delivered_at = CASE WHEN ${outcome.ok}::boolean THEN t.now ELSE d.delivered_at END,
-           next_attempt_at = least(t.now + ${delayMs}::double precision * interval '1 millisecond',
+           delivered_at = CASE WHEN r.ok THEN t.now ELSE d.delivered_at END,
+           next_attempt_at = least(t.now + r.delay_ms * interval '1 millisecond',
                                    d.created_at + ${RETRY_WINDOW_MS}::double precision * interval '1 millisecond')
-      FROM t
-     WHERE d.id = ${claimed.id} AND d.status = 'pending' AND d.next_attempt_at = ${claimed.lease}::timestamptz`);
+      FROM r, t
+     WHERE d.id = r.id AND d.status = 'pending' AND d.next_attempt_at = r.lease`);
 }
 
 /**
@@ -130,9 +151,37 @@ export async function deliverDue(db: Db, options: DeliveryOptions & { batchSize?
   for (;;) {
     const claimed = await claimDueDeliveries(db, options.batchSize ?? 32, options);
     if (claimed.length === 0) return total;
-    await Promise.all(claimed.map((c) => attemptDelivery(db, c, options)));
+    await recordAttempts(db, await Promise.all(claimed.map((c) => sendClaimed(db, c, options))), options);
     total += claimed.length;
   }
+}
+
+/**
+ * Writes attempts as they finish, all that finished meanwhile in one statement: the embedded
+ * database runs one statement at a time, and a burst of deliveries should not queue one each.
+ */
+function attemptRecorder(db: Db, options: DeliveryOptions) {
+  let queue: { attempt: Attempt; done: (err?: Error) => void }[] = [];
+  let flushing = false;
+  const flush = async () => {
+    flushing = true;
+    while (queue.length > 0) {
+      const batch = queue;
+      queue = [];
+      try {
+        await recordAttempts(db, batch.map((b) => b.attempt), options);
+        for (const b of batch) b.done();
+      } catch (err) {
+        for (const b of batch) b.done(err as Error);
+      }
+    }
+    flushing = false;
+  };
+  return (attempt: Attempt) =>
+    new Promise<void>((resolve, reject) => {
+      queue.push({ attempt, done: (err) => (err ? reject(err) : resolve()) });
+      if (!flushing) void flush();
+    });
 }
 
 export interface WebhookWorkerOptions extends DeliveryOptions {
@@ -158,6 +207,7 @@ export interface WebhookWorker {
  */
 export function startWebhookWorker(db: Db, options: WebhookWorkerOptions = {}): WebhookWorker {
   const concurrency = options.concurrency ?? 32;
+  const record = attemptRecorder(db, options);
   const inflight = new Set<Promise<unknown>>();
   let stopped = false;
   let pumping: Promise<void> | undefined;
@@ -174,7 +224,8 @@ export function startWebhookWorker(db: Db, options: WebhookWorkerOptions = {}): 
         const claimed = await claimDueDeliveries(db, concurrency - inflight.size, options);
         if (claimed.length === 0) break;
         for (const c of claimed) {
-          const p: Promise<unknown> = attemptDelivery(db, c, options)
+          const p: Promise<unknown> = sendClaimed(db, c, options)
+            .then(record)
             .catch((err: Error) => options.onError?.(err))
             .finally(() => inflight.delete(p));
           inflight.add(p);

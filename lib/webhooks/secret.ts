@@ -27,8 +27,17 @@ export function deriveWebhookKey(appSecret: string): Buffer {
   return key;
 }
 
-export async function webhookKey(db: Db): Promise<Buffer> {
-  return deriveWebhookKey(await getAuthSecret(db));
+// The app secret does not change while a process runs: looked up once per database handle.
+const handleKeys = new WeakMap<Db, Promise<Buffer>>();
+
+export function webhookKey(db: Db): Promise<Buffer> {
+  let key = handleKeys.get(db);
+  if (!key) {
+    key = getAuthSecret(db).then(deriveWebhookKey);
+    key.catch(() => handleKeys.delete(db));
+    handleKeys.set(db, key);
+  }
+  return key;
 }
 
 export function encryptWebhookSecret(key: Buffer, endpointId: string, secret: string): string {
