@@ -26,7 +26,7 @@ const stepColors: Record<Step, string> = {
   call: "bg-indigo-600",
   usage_event: "bg-violet-500",
   ledger_entry: "bg-amber-500",
-  refund: "bg-teal-500",
+  refund: "bg-lime-500",
   balance_change: "bg-emerald-500",
 };
 

@@ -1,0 +1,189 @@
+// Support refunds in a real browser against the production server: a failed but charged Call is
+// refunded from the Executions page (in part, then the rest; and in Chinese), its owner sees the
+// refund on the Executions and Ledger pages and is never offered the action. The Call path never
+// charges a failure, so the review cases are written straight into the database
+// (lib/testing/review-case.ts): this spec runs its own server on its own PostgreSQL database,
+// which the shared server's embedded database does not allow.
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import type { Page } from "@playwright/test";
+import { startServer, type RunningServer } from "./server";
+import { DESKTOP_VIEWPORT, PHONE_VIEWPORT, SCREENSHOT_DIR, expect, saveScreenshot, signIn, test as base } from "./fixtures";
+import { openDatabase } from "../lib/db/open";
+import type { Database } from "../lib/db/types";
+import { seedAccount } from "../lib/testing/fixtures";
+import { writeReviewCase } from "../lib/testing/review-case";
+import { verifyLedger } from "../lib/audit/verify";
+
+const url = process.env.TEST_DATABASE_URL;
+// CI has PostgreSQL (.ci/run starts it): there, a missing URL is a failure, not a skip.
+if (process.env.CI && !url) throw new Error("The refunds e2e test needs TEST_DATABASE_URL");
+base.skip(!url, "needs TEST_DATABASE_URL (a PostgreSQL server to create its own database on)");
+base.describe.configure({ mode: "serial", timeout: 120_000 });
+
+/** seedAccount's users sign in with this password. */
+const PASSWORD = "correct horse battery";
+
+type Seeded = Awaited<ReturnType<typeof seedAccount>>;
+interface Setting {
+  server: RunningServer;
+  database: Database;
+  owner: Seeded;
+  support: Seeded;
+}
+
+/** The spec's own server and database (one per worker), an account to refund and a support user. */
+const test = base.extend<{ setting: Setting }, { workerSetting: Setting }>({
+  workerSetting: [
+    async ({}, use) => {
+      const dbName = `tollgate_refunds_${crypto.randomBytes(5).toString("hex")}`;
+      await admin(`create database "${dbName}"`);
+      // Beside the shared server's log, for a failed run.
+      fs.mkdirSync("test-results", { recursive: true });
+      const server = await startServer(process.cwd(), { env: { DATABASE_URL: databaseUrl(dbName) }, logFile: path.join("test-results", "refunds-server.log") });
+      const database = await openDatabase({ kind: "postgres", url: databaseUrl(dbName), poolSize: 2 });
+      const owner = await seedAccount(database.db, { credits: "10", name: "Refund Owner" });
+      const support = await seedAccount(database.db, { role: "support", name: "Support desk" });
+      await use({ server, database, owner, support });
+      await server.stop();
+      await database.close();
+      await admin(`drop database if exists "${dbName}" with (force)`);
+    },
+    { scope: "worker", timeout: 240_000 },
+  ],
+  setting: async ({ workerSetting }, use) => {
+    await use(workerSetting);
+  },
+  baseURL: async ({ workerSetting }, use) => {
+    await use(workerSetting.server.baseUrl);
+  },
+});
+
+function databaseUrl(name?: string): string {
+  const u = new URL(url!);
+  if (name) u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function admin(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl() });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Both widths of one page, from the top. */
+async function screenshotBoth(page: Page, name: string): Promise<void> {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.setViewportSize(DESKTOP_VIEWPORT);
+  await saveScreenshot(page, `${name}-desktop`);
+  await page.setViewportSize(PHONE_VIEWPORT);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await saveScreenshot(page, `${name}-phone`);
+  await page.setViewportSize(DESKTOP_VIEWPORT);
+}
+
+/** A dialog is fixed to the viewport: capture the viewport, at both widths. */
+async function screenshotDialog(page: Page, name: string): Promise<void> {
+  await page.setViewportSize(DESKTOP_VIEWPORT);
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-desktop.png`) });
+  await page.setViewportSize(PHONE_VIEWPORT);
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-phone.png`) });
+  await page.setViewportSize(DESKTOP_VIEWPORT);
+}
+
+const signInAs = (page: Page, user: { email: string }) => signIn(page, { email: user.email, password: PASSWORD });
+
+test("support refunds a failed but charged Call from the Executions page, in part and then the rest", async ({ page, setting: { database, owner, support } }) => {
+  const review = await writeReviewCase(database.db, owner.accountId, "2.5");
+  await signInAs(page, support);
+  await page.goto(`/executions?id=${review.executionId}`);
+  await expect(page.getByTestId("verdict")).toHaveText("Needs review");
+  await expect(page.getByTestId("lookup-result")).toContainText(owner.accountId);
+  await screenshotBoth(page, "refund-review-case");
+
+  await page.getByTestId("refund-open").click();
+  const dialog = page.getByTestId("refund-dialog");
+  await expect(dialog).toContainText("up to 2.5 credits can still go back to account");
+  await expect(dialog.getByLabel(/Credits to refund/)).toHaveValue("2.5");
+  // The reason is required.
+  await dialog.getByRole("button", { name: "Review refund" }).click();
+  await expect(dialog).toContainText("Give a reason");
+  await dialog.getByLabel(/Credits to refund/).fill("3");
+  await dialog.getByLabel(/Reason/).fill("Provider outage: the call failed but was charged");
+  await dialog.getByRole("button", { name: "Review refund" }).click();
+  await expect(dialog).toContainText("Enter an amount above 0 and at most 2.5 credits");
+  await screenshotDialog(page, "refund-dialog-invalid");
+
+  await dialog.getByLabel(/Credits to refund/).fill("1");
+  await dialog.getByRole("button", { name: "Review refund" }).click();
+  await expect(dialog.getByTestId("refund-confirm")).toContainText(`Give 1 credit back to account ${owner.accountId}?`);
+  await screenshotDialog(page, "refund-confirm");
+  await dialog.getByRole("button", { name: "Confirm refund" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId("refund-done")).toContainText("Refunded 1 credit");
+  await expect(page.getByTestId("refunded-credits")).toHaveText("1");
+  // Part refunded: still a case for review, with the refund on the timeline.
+  await expect(page.getByTestId("verdict")).toHaveText("Needs review");
+  await expect(page.locator('[data-testid="timeline-step"][data-step="refund"]')).toContainText("Refund +1 credit by support: Provider outage: the call failed but was charged");
+
+  await page.getByTestId("refund-open").click();
+  await expect(dialog.getByLabel(/Credits to refund/)).toHaveValue("1.5");
+  await dialog.getByLabel(/Reason/).fill("The rest of the charge");
+  await dialog.getByRole("button", { name: "Review refund" }).click();
+  await dialog.getByRole("button", { name: "Confirm refund" }).click();
+  await expect(page.getByTestId("verdict")).toHaveText("Refunded");
+  await expect(page.getByTestId("refund-open")).toHaveCount(0);
+  await expect(page.getByTestId("refunded-credits")).toHaveText("2.5");
+  await expect(page.locator('[data-testid="timeline-step"][data-step="refund"]')).toHaveCount(2);
+  await expect(page.getByTestId("balance-change").last()).toContainText("8.5 +1.5 = 10");
+  await screenshotBoth(page, "refund-done");
+
+  const report = await verifyLedger(database.db, { accountId: owner.accountId });
+  expect(report.violations).toEqual([]);
+});
+
+test("in Chinese: the refund dialog, its confirmation and the refunded timeline", async ({ page, setting: { database, owner, support } }) => {
+  const review = await writeReviewCase(database.db, owner.accountId, "0.75");
+  await signInAs(page, support);
+  await page.getByRole("button", { name: "中文" }).click();
+  await page.goto(`/executions?id=${review.executionId}`);
+  await expect(page.getByTestId("verdict")).toHaveText("待复核");
+  await page.getByTestId("refund-open").click();
+  const dialog = page.getByTestId("refund-dialog");
+  await expect(dialog.getByLabel(/退还积分/)).toHaveValue("0.75");
+  await dialog.getByLabel(/原因/).fill("服务商故障，全额退还");
+  await screenshotDialog(page, "refund-dialog-zh");
+  await dialog.getByRole("button", { name: "核对退款" }).click();
+  await expect(dialog.getByTestId("refund-confirm")).toContainText(owner.accountId);
+  await screenshotDialog(page, "refund-confirm-zh");
+  await dialog.getByRole("button", { name: "确认退款" }).click();
+  await expect(page.getByTestId("verdict")).toHaveText("已退款");
+  await expect(page.getByTestId("refund-done")).toContainText("已退还 0.75 积分");
+  await screenshotBoth(page, "refund-done-zh");
+});
+
+test("the owner sees the refunds on the Executions and Ledger pages, is never offered the action, and the review queue holds only open cases", async ({ page, setting: { database, owner } }) => {
+  const open = await writeReviewCase(database.db, owner.accountId, "1");
+  await signInAs(page, owner);
+  await page.goto(`/executions?id=${open.executionId}`);
+  await expect(page.getByTestId("verdict")).toHaveText("Needs review");
+  await expect(page.getByTestId("call-trace")).toBeVisible();
+  await expect(page.getByTestId("refund-open")).toHaveCount(0);
+
+  await page.goto("/ledger?entry_type=refund_tool_execute");
+  const refunds = page.getByTestId("ledger-row");
+  await expect(refunds).toHaveCount(3);
+  await expect(refunds.first()).toContainText("Call refund");
+  await expect(refunds.getByTestId("ledger-amount")).toHaveText(["+0.75", "+1.5", "+1"]);
+  await screenshotBoth(page, "ledger-refunds");
+
+  await page.goto("/usage?anomaly=failed_charged_review");
+  await expect(page.getByTestId("usage-row")).toHaveCount(1);
+  await expect(page.getByTestId("usage-row").locator(`a[title="${open.executionId}"]`)).toBeVisible();
+});
