@@ -60,6 +60,32 @@ test.describe("Overview: upcoming expirations", () => {
     await screenshotCard(page, "overview-expirations-zh");
   });
 
+  test("a grant that expires leaves the balance through its own ledger row, and the Overview still reconciles", async ({ page }) => {
+    test.setTimeout(90_000);
+    const user = await seedUser({ label: "expired", credits: 10 });
+    await adminCommand(["credits", "grant", "--account", user.accountId, "--amount", "5", "--type", "welcome_bonus", "--expires-at", new Date(Date.now() + 2_000).toISOString()]);
+    await signIn(page, user);
+    // The server's sweeper (every 15 s) expires it.
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return page.getByTestId("balance-total-available").textContent();
+        },
+        { timeout: 45_000, intervals: [3_000] },
+      )
+      .toBe("10");
+    await expect(page.getByTestId("upcoming-expirations")).toHaveCount(0);
+    const reconciliation = page.getByTestId("reconciliation");
+    await expect(reconciliation).toContainText("Reconciled");
+    await expect(reconciliation).toContainText("5 credits expired in the window");
+    await reconciliation.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, "overview-reconciled-after-expiry-desktop.png") });
+
+    await page.goto("/ledger");
+    await expect(page.getByTestId("ledger-row").filter({ hasText: "Expired bonus credits" })).toHaveCount(1);
+  });
+
   test("an account without expiring credits shows no card", async ({ page }) => {
     await signIn(page, await seedUser({ label: "no-expiry", credits: 10 }));
     await expect(page.getByTestId("balance-total-available")).toHaveText("10");

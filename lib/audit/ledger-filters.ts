@@ -5,6 +5,7 @@ import { invalidInput } from "../errors";
 /** Contract 4.3 `scope`: predefined groups of entry types (`all` is ours: every type). */
 export const ledgerScopes = {
   account_history: ["grant_payment_recharge", "consume_tool_search", "consume_tool_execute", "consume_model_call"],
+  expiry: ["expire_payment_recharge", "expire_welcome_bonus", "expire_invitation_reward"],
   all: ledgerEntryTypes,
 } as const satisfies Record<string, readonly LedgerEntryType[]>;
 export type LedgerScope = keyof typeof ledgerScopes;

@@ -110,7 +110,8 @@ const ledgerFilterFields = {
   end_date: usageFilterFields.end_date,
   entry_type: z.enum(ledgerEntryTypes).optional().openapi({ description: "Exact ledger entry type" }),
   scope: z.enum(Object.keys(ledgerScopes) as [keyof typeof ledgerScopes, ...(keyof typeof ledgerScopes)[]]).optional().openapi({
-    description: "account_history = grant_payment_recharge, consume_tool_search, consume_tool_execute, consume_model_call; all = every type (extension)",
+    description:
+      "account_history = grant_payment_recharge, consume_tool_search, consume_tool_execute, consume_model_call; expiry = expire_payment_recharge, expire_welcome_bonus, expire_invitation_reward (extension); all = every type (extension)",
   }),
   direction: z.string().max(16).optional().openapi({ description: "consume (negative), grant (positive) or any (default)" }),
   min_credits: creditBound.optional().openapi({ description: "Absolute lower bound (>= 0): min_credits=5 matches -5 and +5" }),

@@ -609,7 +609,8 @@ const en = {
   "overview.reconBalance": "Balance: drop from consumption",
   "overview.reconDiff": "Differences: events − ledger = {a}; ledger − balance = {b}.",
   "overview.reconNotReady": "Ledger checks failing: {checks}.",
-  "overview.reconNote": "Balance drop = credits granted in the window − (balance at the end − balance at the start).",
+  "overview.reconNote": "Balance drop = credits granted in the window − credits expired − (balance at the end − balance at the start).",
+  "overview.reconExpired": "{credits} credits expired in the window: they left the balance through their own ledger rows, and are not consumption.",
   "overview.reconError": "Could not check the reconciliation",
 
   "json.item": "1 item",
@@ -1297,7 +1298,8 @@ const zh: Messages = {
   "overview.reconBalance": "余额：因消费减少",
   "overview.reconDiff": "差额：事件 − 账本 = {a}；账本 − 余额 = {b}。",
   "overview.reconNotReady": "账本检查未通过：{checks}。",
-  "overview.reconNote": "余额减少 = 期间发放积分 −（期末余额 − 期初余额）。",
+  "overview.reconNote": "余额减少 = 期间发放积分 − 过期积分 −（期末余额 − 期初余额）。",
+  "overview.reconExpired": "期间有 {credits} 积分过期：它们通过各自的账本记录从余额中扣除，不计入消耗。",
   "overview.reconError": "无法完成对账检查",
 
   "json.item": "1 项",

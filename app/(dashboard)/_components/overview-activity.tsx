@@ -39,13 +39,14 @@ function SpendCard({ label, days, timeZone, today }: { label: string; days: numb
 }
 
 /** For the window: events' settled credits = ledger consumption = balance change, or the differences. */
-function ReconciliationBadge({ usage, ledger, readiness }: { usage: UsageSummary; ledger: LedgerSummary; readiness: Readiness }) {
+function ReconciliationBadge({ usage, ledger, expired, readiness }: { usage: UsageSummary; ledger: LedgerSummary; expired: number; readiness: Readiness }) {
   const { t, locale } = useI18n();
   const settled = usage.settled_credits;
-  const consumed = ledger.consumed_credits;
+  // Expired credits leave through their own ledger rows (scope=expiry): not usage, so not consumption.
+  const consumed = ledger.consumed_credits - expired;
   const balanceDelta = readiness.balance_start === null || readiness.balance_end === null ? 0 : readiness.balance_end - readiness.balance_start;
-  // What the balance lost to consumption: its change, minus what was granted in the window.
-  const fromBalance = ledger.granted_credits - balanceDelta;
+  // What the balance lost to consumption: its change, minus what was granted and what expired in the window.
+  const fromBalance = ledger.granted_credits - expired - balanceDelta;
   const ok = Math.abs(settled - consumed) < EPSILON && Math.abs(consumed - fromBalance) < EPSILON && readiness.ready;
   const fmt = (v: number) => formatCredits(v, locale);
   return (
@@ -77,6 +78,7 @@ function ReconciliationBadge({ usage, ledger, readiness }: { usage: UsageSummary
         </p>
       )}
       <p className="mt-2 text-xs text-zinc-500">{t("overview.reconNote")}</p>
+      {expired > EPSILON && <p className="mt-1 text-xs text-zinc-500">{t("overview.reconExpired", { credits: fmt(expired) })}</p>}
     </Card>
   );
 }
@@ -91,6 +93,8 @@ export function OverviewActivity() {
   const usage = useQuery({ queryKey: ["usage", "summary", usageQuery], queryFn: ({ signal }) => fetchUsage(usageQuery, signal) });
   const ledgerQuery = { ...window, summary: "true", page_size: "1", bucket: "day" };
   const ledger = useQuery({ queryKey: ["ledger", "summary", ledgerQuery], queryFn: ({ signal }) => fetchLedger(ledgerQuery, signal) });
+  const expiredQuery = { ...ledgerQuery, scope: "expiry" };
+  const expired = useQuery({ queryKey: ["ledger", "summary", expiredQuery], queryFn: ({ signal }) => fetchLedger(expiredQuery, signal) });
   const readiness = useQuery({ queryKey: ["ledger", "readiness", window], queryFn: ({ signal }) => fetchReadiness(window, signal) });
 
   const summary = usage.data?.summary;
@@ -165,15 +169,16 @@ export function OverviewActivity() {
         </div>
       ) : null}
 
-      {summary && ledger.data?.summary && readiness.data ? (
-        <ReconciliationBadge usage={summary} ledger={ledger.data.summary} readiness={readiness.data} />
-      ) : ledger.isError || readiness.isError ? (
+      {summary && ledger.data?.summary && expired.data?.summary && readiness.data ? (
+        <ReconciliationBadge usage={summary} ledger={ledger.data.summary} expired={expired.data.summary.consumed_credits} readiness={readiness.data} />
+      ) : ledger.isError || expired.isError || readiness.isError ? (
         <ErrorState
           title={t("overview.reconError")}
-          message={(ledger.error ?? readiness.error)?.message ?? ""}
+          message={(ledger.error ?? expired.error ?? readiness.error)?.message ?? ""}
           retryLabel={t("common.retry")}
           onRetry={() => {
             void ledger.refetch();
+            void expired.refetch();
             void readiness.refetch();
           }}
         />

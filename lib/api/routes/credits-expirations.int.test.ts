@@ -75,6 +75,11 @@ describe("GET /api/v1/auth/credits/expirations", () => {
     clock.advance(2 * DAY);
     await expireCreditGrants(database.db, clock);
     expect((await get(seed.apiKey)).body.data.items).toEqual([]);
+    // The Overview's reconciliation reads expiries apart from consumption: the ledger's `expiry` scope.
+    const ledger = await fetch(`${server.url}/api/v1/auth/credits/ledger?scope=expiry&summary=true`, { headers: bearer(seed.accessToken) });
+    const expired = (await ledger.json()).data;
+    expect(expired.items).toEqual([expect.objectContaining({ entry_type: "expire_welcome_bonus", amount_credits: -2 })]);
+    expect(expired.summary).toMatchObject({ consumed_credits: 2, granted_credits: 0 });
     await assertLedgerInvariants(database.db, seed.accountId);
   });
 
