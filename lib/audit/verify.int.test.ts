@@ -9,6 +9,7 @@ import { importDemoCatalog } from "../testing/catalog";
 import { rows } from "../db/row-sql";
 import type { Database } from "../db/types";
 import { grantCredits } from "../billing/grant-credits";
+import { setBudget } from "../billing/budgets";
 import { verifyChecks, verifyLedger } from "./verify";
 
 let database: Database;
@@ -122,6 +123,21 @@ describe("audit verify", () => {
     await database.db.execute(sql`UPDATE credit_grants SET expired_at = now() WHERE id = ${`led_test_${accountId}`}`);
     expect((await verifyLedger(database.db, { accountId })).violations).toEqual([
       { account_id: accountId, check: "grant_lots_within_balance", message: "1 expired bonus grant(s) still hold credits" },
+    ]);
+  });
+
+  it("a budget whose spend or hold the ledger and the executions in flight do not bear out", async () => {
+    const { accountId } = await chargedAccount();
+    const budget = await setBudget(database.db, { accountId, scope: "account", limitCredits: "5", period: "month" });
+    // Set after the Call: its spend is the opening, so the budget agrees with the ledger.
+    expect(budget.spent_credits).toBe(1);
+    expect(await checksFailing(accountId)).toEqual([]);
+    await database.db.execute(sql`UPDATE budgets SET spent_credits = 3, reserved_credits = 2 WHERE id = ${budget.budget_id}`);
+    expect(await checksFailing(accountId)).toEqual(["budget_reserved_equals_holds", "budget_spent_equals_ledger"]);
+    const messages = (await verifyLedger(database.db, { accountId })).violations.map((v) => v.message).sort();
+    expect(messages).toEqual([
+      expect.stringMatching(new RegExp(`^budget ${budget.budget_id} counts 3\\.0+ credits spent since .* but the ledger holds 1\\.0+$`)),
+      expect.stringMatching(new RegExp(`^budget ${budget.budget_id} holds 2\\.0+ credits but its reserved executions hold 0$`)),
     ]);
   });
 
