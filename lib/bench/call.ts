@@ -15,6 +15,7 @@ import { openDatabase } from "../db/open";
 import type { Db } from "../db/types";
 import { createAccount } from "../accounts/create-account";
 import { createApiKey } from "../auth/api-keys";
+import { setBudget } from "../billing/budgets";
 import { importCatalog } from "../catalog/import";
 import { parseManifest } from "../catalog/manifest";
 import { rows } from "../db/row-sql";
@@ -25,6 +26,8 @@ const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:543
 /** Contract §8 allows 200 Calls per minute per account: the load is spread over many accounts' keys. */
 const CALLS_PER_KEY = 180;
 const MAX_EXPECTED_RPS = Number(process.env.BENCH_MAX_RPS ?? 4000);
+/** BENCH_BUDGETS=1: every bench account has an account and a key budget (their cost on the Call path). */
+const WITH_BUDGETS = process.env.BENCH_BUDGETS === "1";
 
 const UPSTREAM = `
 const http = require("node:http");
@@ -291,7 +294,13 @@ async function createKeys(db: Db, count: number): Promise<string[]> {
     const batch = await Promise.all(
       Array.from({ length: Math.min(20, count - i) }, async (_, j) => {
         const { account_id } = await createAccount(db, { name: `bench ${i + j}`, credits: "1000000" });
-        return (await createApiKey(db, { accountId: account_id, name: "bench" })).api_key;
+        const key = await createApiKey(db, { accountId: account_id, name: "bench" });
+        if (WITH_BUDGETS) {
+          // Limits no Call reaches: every Call checks, holds and counts two budgets (and claims no alert).
+          await setBudget(db, { accountId: account_id, scope: "account", limitCredits: "100000000", period: "month" });
+          await setBudget(db, { accountId: account_id, scope: "api_key", scopeId: key.api_key_id, limitCredits: "100000000", period: "day", timeZone: "Europe/Berlin" });
+        }
+        return key.api_key;
       }),
     );
     keys.push(...batch);
@@ -500,7 +509,7 @@ async function main() {
 
     const all = [...builtin, ...http, ...(httpFixed ? [httpFixed] : [])];
     const okTotal = all.reduce((sum, r) => sum + r.ok, 0);
-    console.log(`\nbench:call — ${DURATION}s per case, PostgreSQL (${new URL(ADMIN_URL).host}), server: ${started.kind}, stages: ${[...STAGES].join(",")}`);
+    console.log(`\nbench:call — ${DURATION}s per case, PostgreSQL (${new URL(ADMIN_URL).host}), server: ${started.kind}, stages: ${[...STAGES].join(",")}${WITH_BUDGETS ? ", every account with an account and a key budget" : ""}`);
     console.log(`machine: ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; the load generators (autocannon, pgbench's client) on CPU 0, the server and PostgreSQL on any CPU`);
     console.log("latencies of 2xx responses, percentiles over every response; CPU per 2xx response\n");
     if (builtin.length > 0) {
