@@ -61,6 +61,9 @@ async function chargedCall(seeded: Seeded) {
   return { executionId: call.body.execution_id as string, usageEventId: event.id as string, ledgerEntryId: event.credits_ledger_entry_id as string };
 }
 
+/** The owner's account budget (the owner sets it whichever role is tested). */
+const createBudget = async () => (await api("PUT", "/auth/budgets", owner.accessToken, { scope: "account", limit_credits: 1000, period: "month" })).body.data.budget_id as string;
+
 /** Webhook endpoints of the owner's account, made directly (a public address no test reaches), and a delivery to one. */
 const createWebhook = async () => (await createWebhookEndpoint(database.db, { accountId: owner.accountId, url: "https://93.184.215.14/roles" })).id;
 let sharedWebhook: Promise<string> | undefined;
