@@ -13,7 +13,7 @@ import { newId } from "../ids";
 import type { Database } from "../db/types";
 import { grantCredits, type GrantType } from "./grant-credits";
 import { debitCredits } from "./debit-credits";
-import { expireCreditGrants } from "./expire-grants";
+import { expireCreditGrants, notifyExpiringGrants } from "./expire-grants";
 
 let database: Database;
 beforeAll(async () => {
@@ -274,4 +274,28 @@ describe("under concurrency", () => {
     await assertLedgerInvariants(database.db, accountId);
   });
 
+});
+
+describe("notifyExpiringGrants", () => {
+  it("tells the account once per grant that expires within 7 days, with a webhook delivery", async () => {
+    const clock = new ManualClock(new Date());
+    const a = await seedAccount(database.db, { credits: "0" });
+    await database.db.execute(sql`INSERT INTO webhook_endpoints (id, account_id, url, events, secret_ciphertext) VALUES (${`whe_test_${a.accountId}`}, ${a.accountId}, 'https://example.test/hook', '{credits.expiring}', 'x')`);
+    const soon = await grant(a.accountId, "5", "welcome_bonus", new Date(clock.now().getTime() + 3 * 24 * HOUR), clock);
+    await grant(a.accountId, "7", "payment_recharge", new Date(clock.now().getTime() + 30 * 24 * HOUR), clock);
+    const notices = async () =>
+      rows<{ claim_key: string; payload: Record<string, unknown>; deliveries: number }>(
+        await database.db.execute(sql`SELECT n.claim_key, n.payload, (SELECT count(*)::int FROM webhook_deliveries d WHERE d.notification_id = n.id) AS deliveries
+                                  FROM notifications n WHERE n.account_id = ${a.accountId} AND n.kind = 'credits_expiring' ORDER BY n.claim_key`),
+      );
+    await Promise.all([notifyExpiringGrants(database.db, clock), notifyExpiringGrants(database.db, clock)]);
+    let found = await notices();
+    expect(found).toEqual([{ claim_key: `credits_expiring:${soon.ledger_entry_id}`, payload: expect.objectContaining({ grant_id: soon.ledger_entry_id, kind: "bonus", remaining_credits: 5 }), deliveries: 1 }]);
+    // Three weeks on, the second grant's week has come: it is told too; the first is not told again.
+    clock.advance(24 * 24 * HOUR);
+    expect(await notifyExpiringGrants(database.db, clock)).toBe(1);
+    found = await notices();
+    expect(found.map((n) => n.claim_key).sort()).toHaveLength(2);
+    expect(await notifyExpiringGrants(database.db, clock)).toBe(0);
+  });
 });

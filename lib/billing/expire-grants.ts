@@ -4,6 +4,7 @@ import { rows } from "../db/row-sql";
 import { newId } from "../ids";
 import { systemClock, type Clock } from "../clock";
 import { grantKind, grantTypes } from "./grant-credits";
+import { notifyCtes } from "../alerts/notify-sql";
 
 /** `expire_<grant type>` of a lot's kind, as SQL on the lot row (alias-free `kind`). */
 const expireEntryType = sql.raw(
@@ -107,4 +108,31 @@ export async function expireCreditGrants(db: Db, clock: Clock = systemClock, bat
     if (batch.scanned < batchSize || batch.last_expires_at === null || batch.last_id === null) return expired;
     after = { at: batch.last_expires_at, id: batch.last_id };
   }
+}
+
+/** How long before a grant expires its account is told (`credits_expiring`, once per grant). */
+export const EXPIRY_NOTICE_DAYS = 7;
+
+/**
+ * Tells each account, once per grant, that credits expire within `EXPIRY_NOTICE_DAYS`: a
+ * `credits_expiring` notification (claim key `credits_expiring:<grant id>`) and its webhook
+ * deliveries (`credits.expiring`), in one statement. Run by the sweeper; safe on every instance
+ * at once (the claim key is unique). Returns how many notifications were new.
+ */
+export async function notifyExpiringGrants(db: Db, clock: Clock = systemClock, days = EXPIRY_NOTICE_DAYS): Promise<number> {
+  const now = clock.now();
+  const result = await db.execute(sql`
+    WITH exp_src AS (
+      SELECT g.account_id, 'credits_expiring'::text AS kind, 'credits_expiring:' || g.id AS claim_key,
+             jsonb_build_object('grant_id', g.id, 'kind', g.kind, 'remaining_credits', g.remaining_credits,
+                                'amount_credits', g.amount_credits, 'expires_at', g.expires_at) AS payload
+        FROM credit_grants g
+       WHERE g.expired_at IS NULL AND g.remaining_credits > 0
+         AND g.expires_at > ${now.toISOString()}::timestamptz
+         AND g.expires_at <= ${new Date(now.getTime() + days * 86_400_000).toISOString()}::timestamptz
+         AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.claim_key = 'credits_expiring:' || g.id)
+       LIMIT 1000
+    ), ${sql.raw(notifyCtes("exp_src"))}
+    SELECT count(*)::int AS created FROM ntf`);
+  return rows<{ created: number }>(result)[0]?.created ?? 0;
 }

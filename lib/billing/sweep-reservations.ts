@@ -3,7 +3,7 @@ import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { deleteExpiredResults } from "../execution/result-store";
 import { countReservationsReleased } from "../observability/metrics";
-import { expireCreditGrants } from "./expire-grants";
+import { expireCreditGrants, notifyExpiringGrants } from "./expire-grants";
 
 /**
  * Releases reservations whose Call never settled (the process died between reserve and settle,
@@ -77,12 +77,13 @@ export async function sweepExpiredReservations(db: Db, batchSize = 100): Promise
   return released;
 }
 
-/** Runs the sweeper periodically (expired reservations, expired stored results, expired credit grants); returns a function that stops it. */
+/** Runs the sweeper periodically (expired reservations, expired stored results, expired credit grants, notices of grants about to expire); returns a function that stops it. */
 export function startReservationSweeper(db: Db, intervalMs = 15_000, onError?: (err: Error) => void): () => void {
   const timer = setInterval(() => {
     sweepExpiredReservations(db).catch((err: Error) => onError?.(err));
     deleteExpiredResults(db).catch((err: Error) => onError?.(err));
     expireCreditGrants(db).catch((err: Error) => onError?.(err));
+    notifyExpiringGrants(db).catch((err: Error) => onError?.(err));
   }, intervalMs);
   timer.unref();
   return () => clearInterval(timer);
