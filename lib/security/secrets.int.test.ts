@@ -78,6 +78,11 @@ async function run() {
   expect((await api("DELETE", `/auth/api-keys/${created.api_key_id}`, secrets.accessToken)).status).toBe(200);
   expect((await api("GET", "/auth/credits", secrets.apiKey)).status).toBe(401);
 
+  // A webhook endpoint: its signing secret is in the answer, and stored only encrypted.
+  const webhook = await api("POST", "/auth/webhooks", secrets.accessToken, { url: "https://93.184.215.14/hooks" });
+  expect(webhook.status).toBe(200);
+  secrets.webhookSecret = (webhook.body.data.secret as string).replace(/^whsec_/, "");
+
   // Credentials that are refused: an unknown key, a tampered token, a wrong client secret.
   secrets.unknownApiKey = `tg_${crypto.randomBytes(24).toString("base64url")}`;
   expect((await api("GET", "/auth/credits", secrets.unknownApiKey)).status).toBe(401);
@@ -143,15 +148,15 @@ describe("secrets", () => {
     expect(lines.filter((l) => l.msg === "admin command").length).toBe(6);
   });
 
-  it("no key, token, client secret, password, device code or URL signature appears in the log", () => {
-    expect(Object.keys(secrets).length).toBe(13);
+  it("no key, token, client secret, password, device code, URL signature or webhook secret appears in the log", () => {
+    expect(Object.keys(secrets).length).toBe(14);
     for (const [what, secret] of Object.entries(secrets)) {
       expect(secret.length, what).toBeGreaterThanOrEqual(16);
       expect(log.includes(secret), `${what} in the log`).toBe(false);
     }
   });
 
-  it("API keys, client secrets, passwords and OAuth tokens are stored only as hashes: no text column of any table holds one", async () => {
+  it("API keys, client secrets, passwords and OAuth tokens are stored only as hashes (webhook secrets encrypted): no text column of any table holds one", async () => {
     const columns = rows<{ table_name: string; column_name: string }>(
       await database.db.execute(sql`
         SELECT c.table_name, c.column_name FROM information_schema.columns c
