@@ -698,7 +698,12 @@ const en = {
   "notifications.kind.webhook_test": "Webhook test",
   "banner.unread": "{count} unread notifications: a balance or budget threshold was crossed.",
   "banner.unreadOne": "1 unread notification: a balance or budget threshold was crossed.",
-  "banner.view": "View notifications",} as const;
+  "banner.view": "View notifications",
+  "webhooks.attemptOne": "1 attempt",
+  "notifications.text.low_balance": "Balance fell to {balance} credits, below the {threshold}-credit threshold.",
+  "notifications.text.budget_threshold": "A budget reached {percent}% of its limit: {spent} of {limit} credits spent.",
+  "notifications.text.webhook_test": "A test event sent to one webhook endpoint.",
+} as const;
 
 export type MessageKey = keyof typeof en;
 export type Messages = Record<MessageKey, string>;
@@ -1387,7 +1392,12 @@ const zh: Messages = {
   "notifications.kind.webhook_test": "Webhook 测试",
   "banner.unread": "{count} 条未读通知：余额或预算越过了阈值。",
   "banner.unreadOne": "1 条未读通知：余额或预算越过了阈值。",
-  "banner.view": "查看通知",};
+  "banner.view": "查看通知",
+  "webhooks.attemptOne": "1 次尝试",
+  "notifications.text.low_balance": "余额降至 {balance} 积分，低于 {threshold} 积分的阈值。",
+  "notifications.text.budget_threshold": "某预算已达上限的 {percent}%：已用 {spent} / {limit} 积分。",
+  "notifications.text.webhook_test": "发往一个 Webhook 端点的测试事件。",
+};
 
 const dictionaries: Record<Locale, Messages> = { en, zh };
 

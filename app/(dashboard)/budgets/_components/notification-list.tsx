@@ -8,22 +8,42 @@ import { Card } from "@/components/ui/card";
 import { ErrorState } from "@/components/ui/error-state";
 import { EmptyState, LoadingBlock } from "@/components/ui/states";
 import { fetchNotifications, markNotificationsRead, notificationsQueryKey, type NotificationItem } from "@/lib/dashboard/alerts";
-import { formatDateTime } from "@/lib/dashboard/format";
+import { formatCredits, formatDateTime } from "@/lib/dashboard/format";
+import type { Locale, Translate } from "@/lib/dashboard/i18n";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 
 const kindTone: Record<NotificationItem["kind"], Tone> = { low_balance: "red", budget_threshold: "amber", credits_expiring: "amber", webhook_test: "sky" };
 
-/** A notification's payload as `name: value` pairs (its fields depend on the kind). */
-function details(payload: Record<string, unknown>): string {
-  return Object.entries(payload)
-    .filter(([, v]) => v !== null && typeof v !== "object")
+const isId = (key: string) => key === "id" || key.endsWith("_id");
+const scalar = (v: unknown): v is string | number | boolean => v !== null && v !== undefined && typeof v !== "object";
+
+/** What happened, in words for the kinds whose payload is known; else its fields as `name: value`. */
+function describe(n: NotificationItem, t: Translate, locale: Locale): string {
+  const p = n.payload;
+  const credits = (v: unknown) => formatCredits(Number(v), locale);
+  if (n.kind === "low_balance" && p.balance_credits !== undefined && p.threshold_credits !== undefined) {
+    return t("notifications.text.low_balance", { balance: credits(p.balance_credits), threshold: credits(p.threshold_credits) });
+  }
+  if (n.kind === "budget_threshold" && p.percent !== undefined && p.limit_credits !== undefined && p.spent_credits !== undefined) {
+    return t("notifications.text.budget_threshold", { percent: String(p.percent), spent: credits(p.spent_credits), limit: credits(p.limit_credits) });
+  }
+  if (n.kind === "webhook_test") return t("notifications.text.webhook_test");
+  return Object.entries(p)
+    .filter(([k, v]) => !isId(k) && scalar(v))
     .map(([k, v]) => `${k.replaceAll("_", " ")}: ${String(v)}`)
     .join(" · ");
 }
 
+/** The ids a notification names (execution, ledger row, budget, endpoint), to look them up. */
+function ids(payload: Record<string, unknown>): string[] {
+  return Object.entries(payload)
+    .filter(([k, v]) => isId(k) && typeof v === "string")
+    .map(([, v]) => v as string);
+}
+
 /** The account's notifications, newest first; unread ones are marked, and can be marked read. */
 export function NotificationList() {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const tz = useTimeZone();
   const queryClient = useQueryClient();
   const query = useQuery({ queryKey: [...notificationsQueryKey, "list"], queryFn: ({ signal }) => fetchNotifications(50, signal), refetchInterval: 30_000 });
@@ -67,7 +87,8 @@ export function NotificationList() {
                     {!n.read_at && <span className="text-xs font-medium text-indigo-700">{t("notifications.unread")}</span>}
                     <span className="text-xs tabular-nums text-zinc-500">{formatDateTime(n.created_at, tz.timeZone)}</span>
                   </div>
-                  <p className="break-words text-sm text-zinc-700">{details(n.payload)}</p>
+                  <p className="break-words text-sm text-zinc-700">{describe(n, t, locale)}</p>
+                  {ids(n.payload).length > 0 && <p className="break-all font-mono text-[11px] text-zinc-400">{ids(n.payload).join(" · ")}</p>}
                 </div>
               </li>
             ))}
