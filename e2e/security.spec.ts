@@ -13,7 +13,7 @@ import { startServer } from "./server";
  * dashboard, and a tool whose name and description carry HTML/JS rendered as text.
  */
 
-const DASHBOARD_PAGES = ["/", "/playground", "/console", "/usage", "/ledger", "/executions", "/keys", "/device"];
+const DASHBOARD_PAGES = ["/", "/playground", "/console", "/usage", "/ledger", "/executions", "/keys", "/budgets", "/device"];
 
 function expectSecurityHeaders(response: Response | null, where: string) {
   expect(response, where).not.toBeNull();

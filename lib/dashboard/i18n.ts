@@ -703,6 +703,7 @@ const en = {
   "notifications.text.low_balance": "Balance fell to {balance} credits, below the {threshold}-credit threshold.",
   "notifications.text.budget_threshold": "A budget reached {percent}% of its limit: {spent} of {limit} credits spent.",
   "notifications.text.webhook_test": "A test event sent to one webhook endpoint.",
+  "notifications.text.credits_expiring": "{remaining} credits expire {time} (what is left of a grant of {amount}).",
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -1397,6 +1398,7 @@ const zh: Messages = {
   "notifications.text.low_balance": "余额降至 {balance} 积分，低于 {threshold} 积分的阈值。",
   "notifications.text.budget_threshold": "某预算已达上限的 {percent}%：已用 {spent} / {limit} 积分。",
   "notifications.text.webhook_test": "发往一个 Webhook 端点的测试事件。",
+  "notifications.text.credits_expiring": "{remaining} 积分将于 {time} 过期（一笔 {amount} 积分授予的剩余部分）。",
 };
 
 const dictionaries: Record<Locale, Messages> = { en, zh };

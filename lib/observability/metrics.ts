@@ -69,6 +69,12 @@ function createMetrics() {
     help: "Expired Call reservations released by the sweeper (recorded as transport.execution_failed, not charged).",
     registers,
   });
+  const webhookAttempts = new Counter({
+    name: "tollgate_webhook_attempts_total",
+    help: "Webhook delivery attempts by result: 2xx (delivered), http_error (another status), no_response (refused, unreachable, timed out, or not sent).",
+    labelNames: ["result"] as const,
+    registers,
+  });
   const rateLimitRejections = new Counter({
     name: "tollgate_rate_limit_rejections_total",
     help: "Requests refused by a rate limit (429), by rate-limited action.",
@@ -101,6 +107,7 @@ function createMetrics() {
     call: children2((reason: ReasonCode, charge: ChargeOutcome) => calls.labels(reason, charge)),
     phase: children1((phase: CallPhaseLabel) => callPhases.labels(phase)),
     rateLimited: children1((action: RateLimitedAction) => rateLimitRejections.labels(action)),
+    webhookAttempt: children1((result: WebhookAttemptResult) => webhookAttempts.labels(result)),
     creditsReserved,
     creditsSettled,
     reservationsReleased,
@@ -169,6 +176,13 @@ export function countCreditsSettled(credits: number): void {
 
 export function countReservationsReleased(count: number): void {
   if (count > 0) metrics().reservationsReleased.inc(count);
+}
+
+export type WebhookAttemptResult = "2xx" | "http_error" | "no_response";
+
+/** One webhook delivery attempt, by what the receiver answered. */
+export function countWebhookAttempt(statusCode: number | null): void {
+  metrics().webhookAttempt(statusCode === null ? "no_response" : statusCode >= 200 && statusCode < 300 ? "2xx" : "http_error").inc();
 }
 
 export function countRateLimitRejection(action: RateLimitedAction): void {

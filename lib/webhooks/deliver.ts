@@ -8,6 +8,7 @@ import { decryptWebhookSecret, UndecryptableSecretError, webhookKey } from "./se
 import { signDelivery } from "./sign";
 import { sendWebhook, type SendOutcome } from "./send";
 import { privateWebhooksAllowed } from "./url";
+import { countWebhookAttempt } from "../observability/metrics";
 
 /**
  * The outbox worker. Deliveries are rows of webhook_deliveries, inserted in the transaction that
@@ -105,6 +106,7 @@ export async function sendClaimed(db: Db, claimed: Claimed, options: DeliveryOpt
  */
 export async function recordAttempts(db: Db, attempts: readonly Attempt[], options: DeliveryOptions = {}): Promise<void> {
   if (attempts.length === 0) return;
+  for (const a of attempts) countWebhookAttempt(a.outcome.statusCode);
   const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
   const items = attempts.map(({ claimed, outcome, startedAt }) => ({
     id: claimed.id,

@@ -87,10 +87,15 @@ export async function listWebhookEndpoints(db: Db, input: { accountId: string })
         SELECT count(*) FILTER (WHERE d.status = 'pending') AS pending, count(*) FILTER (WHERE d.status = 'failed') AS failed
           FROM webhook_deliveries d WHERE d.endpoint_id = e.id
       ) s ON true
+      -- The last answer among its 20 latest deliveries (bounded, whatever the endpoint's history).
       LEFT JOIN LATERAL (
         SELECT wa.attempted_at, wa.status_code
-          FROM webhook_deliveries d JOIN webhook_attempts wa ON wa.delivery_id = d.id
-         WHERE d.endpoint_id = e.id ORDER BY wa.attempted_at DESC, wa.id DESC LIMIT 1
+          FROM (SELECT d.id FROM webhook_deliveries d WHERE d.endpoint_id = e.id ORDER BY d.created_at DESC LIMIT 20) d
+          CROSS JOIN LATERAL (
+            SELECT x.id, x.attempted_at, x.status_code FROM webhook_attempts x
+             WHERE x.delivery_id = d.id ORDER BY x.attempted_at DESC, x.id DESC LIMIT 1
+          ) wa
+         ORDER BY wa.attempted_at DESC, wa.id DESC LIMIT 1
       ) a ON true
      WHERE e.account_id = ${input.accountId} AND e.disabled_at IS NULL
      ORDER BY e.created_at DESC, e.id DESC`);

@@ -18,7 +18,7 @@ const isId = (key: string) => key === "id" || key.endsWith("_id");
 const scalar = (v: unknown): v is string | number | boolean => v !== null && v !== undefined && typeof v !== "object";
 
 /** What happened, in words for the kinds whose payload is known; else its fields as `name: value`. */
-function describe(n: NotificationItem, t: Translate, locale: Locale): string {
+function describe(n: NotificationItem, t: Translate, locale: Locale, timeZone: string): string {
   const p = n.payload;
   const credits = (v: unknown) => formatCredits(Number(v), locale);
   if (n.kind === "low_balance" && p.balance_credits !== undefined && p.threshold_credits !== undefined) {
@@ -26,6 +26,9 @@ function describe(n: NotificationItem, t: Translate, locale: Locale): string {
   }
   if (n.kind === "budget_threshold" && p.percent !== undefined && p.limit_credits !== undefined && p.spent_credits !== undefined) {
     return t("notifications.text.budget_threshold", { percent: String(p.percent), spent: credits(p.spent_credits), limit: credits(p.limit_credits) });
+  }
+  if (n.kind === "credits_expiring" && p.remaining_credits !== undefined && p.amount_credits !== undefined && typeof p.expires_at === "string") {
+    return t("notifications.text.credits_expiring", { remaining: credits(p.remaining_credits), amount: credits(p.amount_credits), time: formatDateTime(p.expires_at, timeZone, { seconds: false }) });
   }
   if (n.kind === "webhook_test") return t("notifications.text.webhook_test");
   return Object.entries(p)
@@ -87,7 +90,7 @@ export function NotificationList() {
                     {!n.read_at && <span className="text-xs font-medium text-indigo-700">{t("notifications.unread")}</span>}
                     <span className="text-xs tabular-nums text-zinc-500">{formatDateTime(n.created_at, tz.timeZone)}</span>
                   </div>
-                  <p className="break-words text-sm text-zinc-700">{describe(n, t, locale)}</p>
+                  <p className="break-words text-sm text-zinc-700">{describe(n, t, locale, tz.timeZone)}</p>
                   {ids(n.payload).length > 0 && <p className="break-all font-mono text-[11px] text-zinc-400">{ids(n.payload).join(" · ")}</p>}
                 </div>
               </li>
