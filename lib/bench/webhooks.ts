@@ -68,6 +68,9 @@ async function measure(database: Database, receiver: WebhookReceiver, accountId:
         started.set(claimKey, performance.now());
         await notify(database.db, { accountId, kind: "low_balance", claimKey, payload: { claim_key: claimKey, balance_credits: "4.5", threshold_credits: "5" } });
         if (started.has(claimKey)) committed.set(claimKey, performance.now());
+        // Crossings come from requests, each its own I/O event: yield to the event loop as a server
+        // does between them (else in-process writers keep the embedded database's thread to themselves).
+        await new Promise((r) => setImmediate(r));
         // One at a time means one crossing at rest: wait for it before the next.
         if (writers === 1) while (started.has(claimKey)) await new Promise((r) => setTimeout(r, 1));
       }

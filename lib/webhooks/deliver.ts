@@ -158,15 +158,19 @@ export async function deliverDue(db: Db, options: DeliveryOptions & { batchSize?
   }
 }
 
+/** How long a finished attempt waits for others to be recorded with it (the webhook has already arrived). */
+const RECORD_LINGER_MS = 10;
+
 /**
- * Writes attempts as they finish, all that finished meanwhile in one statement: the embedded
- * database runs one statement at a time, and a burst of deliveries should not queue one each.
+ * Writes attempts as they finish, all that finished within a few milliseconds in one statement:
+ * the embedded database runs one statement at a time, and a burst of deliveries should not queue
+ * one each.
  */
 function attemptRecorder(db: Db, options: DeliveryOptions) {
   let queue: { attempt: Attempt; done: (err?: Error) => void }[] = [];
   let flushing = false;
   const flush = async () => {
-    flushing = true;
+    await new Promise((r) => setTimeout(r, RECORD_LINGER_MS));
     while (queue.length > 0) {
       const batch = queue;
       queue = [];
@@ -182,7 +186,10 @@ function attemptRecorder(db: Db, options: DeliveryOptions) {
   return (attempt: Attempt) =>
     new Promise<void>((resolve, reject) => {
       queue.push({ attempt, done: (err) => (err ? reject(err) : resolve()) });
-      if (!flushing) void flush();
+      if (!flushing) {
+        flushing = true;
+        void flush();
+      }
     });
 }
 
@@ -209,6 +216,7 @@ export interface WebhookWorker {
  */
 export function startWebhookWorker(db: Db, options: WebhookWorkerOptions = {}): WebhookWorker {
   const concurrency = options.concurrency ?? 32;
+  const minBatch = Math.max(1, Math.floor(concurrency / 4));
   const record = attemptRecorder(db, options);
   const inflight = new Set<Promise<unknown>>();
   let stopped = false;
@@ -219,7 +227,8 @@ export function startWebhookWorker(db: Db, options: WebhookWorkerOptions = {}): 
     do {
       again = false;
       while (!stopped) {
-        if (inflight.size >= concurrency) {
+        // Claim in batches: one slot freed at a time would cost a claim (and a record) per delivery.
+        if (inflight.size > 0 && concurrency - inflight.size < minBatch) {
           await Promise.race(inflight);
           continue;
         }
