@@ -227,6 +227,7 @@ describe("/metrics", () => {
       tollgate_db_pool_idle_connections: "gauge",
       tollgate_db_pool_waiting_clients: "gauge",
       tollgate_db_pool_max_connections: "gauge",
+      tollgate_webhook_attempts_total: "counter",
     });
     // Every histogram series ends in a +Inf bucket equal to its count.
     const counts = exposition.samples.filter((s) => s.name.endsWith("_count") && exposition.types.get(s.name.slice(0, -6)) === "histogram");
