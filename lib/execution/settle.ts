@@ -57,7 +57,8 @@ interface JobResult {
 const AVAILABLE = `(SELECT cb.paid_credits + cb.bonus_credits + cb.reward_credits - cb.reserved_credits
                       FROM credit_balances cb WHERE cb.account_id = jobs.job->>'account_id')`;
 
-const JOBS = `jobs AS (SELECT j.ord::int AS i, j.job FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS j(job, ord))`;
+/** The batch, one row per job (`tg_jobs`, migration 0014, tells the planner a batch is small). */
+const JOBS = `jobs AS (SELECT j.i, j.job FROM tg_jobs($1::jsonb) j)`;
 
 /** The usage event insert of a batch; its ledger link comes from the debit (`upd`), when there was one. */
 function eventInsert(eventColumns: string[], from: string): string {
