@@ -51,8 +51,8 @@ function BudgetForm({ draft, setDraft }: { draft: Draft; setDraft: (d: Draft) =>
   const activeKeys = (keys.data ?? []).filter((k) => !k.revoked_at);
   return (
     <Card className="p-5">
-      <form onSubmit={submit} className="grid gap-3 sm:grid-cols-2 lg:grid-cols-6 lg:items-end" data-testid="budget-form">
-        <div className="lg:col-span-1">
+      <form onSubmit={submit} className="grid gap-3 sm:grid-cols-2 lg:grid-cols-3 lg:items-end" data-testid="budget-form">
+        <div>
           <FieldLabel htmlFor={ids.scope}>{t("budgets.scope")}</FieldLabel>
           <Select id={ids.scope} value={draft.scope} onChange={(e) => setDraft({ ...draft, scope: e.target.value as Draft["scope"], scopeId: "" })}>
             <option value="account">{t("budgets.scopeAccount")}</option>
@@ -61,7 +61,7 @@ function BudgetForm({ draft, setDraft }: { draft: Draft; setDraft: (d: Draft) =>
           </Select>
         </div>
         {draft.scope === "api_key" && (
-          <div className="lg:col-span-1">
+          <div>
             <FieldLabel htmlFor={ids.key}>{t("budgets.key")}</FieldLabel>
             <Select id={ids.key} value={draft.scopeId} onChange={(e) => setDraft({ ...draft, scopeId: e.target.value })}>
               <option value="">{t("budgets.chooseKey")}</option>
@@ -74,16 +74,16 @@ function BudgetForm({ draft, setDraft }: { draft: Draft; setDraft: (d: Draft) =>
           </div>
         )}
         {draft.scope === "oauth_client" && (
-          <div className="lg:col-span-1">
+          <div>
             <FieldLabel htmlFor={ids.client}>{t("budgets.client")}</FieldLabel>
             <TextInput id={ids.client} value={draft.scopeId} maxLength={200} placeholder="cli_…" onChange={(e) => setDraft({ ...draft, scopeId: e.target.value })} />
           </div>
         )}
-        <div className="lg:col-span-1">
+        <div>
           <FieldLabel htmlFor={ids.limit}>{t("budgets.limit")}</FieldLabel>
           <TextInput id={ids.limit} inputMode="decimal" value={draft.limit} placeholder="100" onChange={(e) => setDraft({ ...draft, limit: e.target.value })} invalid={draft.limit !== "" && !/^\d+(\.\d{1,6})?$/.test(draft.limit.trim())} />
         </div>
-        <div className="lg:col-span-1">
+        <div>
           <FieldLabel htmlFor={ids.period}>{t("budgets.period")}</FieldLabel>
           <Select id={ids.period} value={draft.period} onChange={(e) => setDraft({ ...draft, period: e.target.value as Draft["period"] })}>
             {periods.map((p) => (
@@ -93,7 +93,7 @@ function BudgetForm({ draft, setDraft }: { draft: Draft; setDraft: (d: Draft) =>
             ))}
           </Select>
         </div>
-        <div className="lg:col-span-1">
+        <div>
           <FieldLabel htmlFor={ids.tz} hint={t("budgets.timeZoneHint")}>
             {t("budgets.timeZone")}
           </FieldLabel>
