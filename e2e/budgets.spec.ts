@@ -1,22 +1,11 @@
-import type { Page } from "@playwright/test";
 import { adminCommand, canSeed, seedUser } from "./admin";
-import { DESKTOP_VIEWPORT, PHONE_VIEWPORT, expect, saveScreenshot, signIn, test } from "./fixtures";
+import { expect, signIn, test, screenshotBoth } from "./fixtures";
 
 /**
  * Budgets in the dashboard: the owner sets one, Calls spend it (and the one that would cross it is
  * refused), the bar and the Overview follow; a member sees the budgets but cannot change them.
  */
 test.skip(!canSeed(), "needs the server's admin channel to seed its own account");
-
-async function screenshotBoth(page: Page, name: string): Promise<void> {
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.setViewportSize(DESKTOP_VIEWPORT);
-  await saveScreenshot(page, `${name}-desktop`);
-  await page.setViewportSize(PHONE_VIEWPORT);
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await saveScreenshot(page, `${name}-phone`);
-  await page.setViewportSize(DESKTOP_VIEWPORT);
-}
 
 test("an owner sets a daily budget, Calls spend it up to the limit, the next is refused, and the Overview shows it", async ({ page, baseURL }) => {
   const owner = await seedUser({ label: "budget-owner", credits: 100 });

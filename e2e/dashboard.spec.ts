@@ -1,8 +1,7 @@
 import fs from "node:fs/promises";
-import path from "node:path";
 import type { Page } from "@playwright/test";
 import { adminCommand, canSeed, seedUser, type SeededUser } from "./admin";
-import { DEMO_USER, DESKTOP_VIEWPORT, PHONE_VIEWPORT, SCREENSHOT_DIR, expect, saveScreenshot, signIn, test } from "./fixtures";
+import { DEMO_USER, expect, saveScreenshot, signIn, test, screenshotBoth, screenshotPanel } from "./fixtures";
 
 /**
  * The dashboard's main path in a real browser against the production server: keys, Discover
@@ -15,27 +14,6 @@ const SUPPORT_USER = { email: "support@tollgate.local", password: "tollgate-supp
 
 async function freshUser(label: string, credits = 100): Promise<SeededUser | typeof DEMO_USER> {
   return canSeed() ? seedUser({ label, credits }) : DEMO_USER;
-}
-
-/** Both widths of one page, for a person to look at. */
-async function screenshotBoth(page: Page, name: string): Promise<void> {
-  // Full-page captures draw fixed and sticky bars where the viewport was: start from the top.
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.setViewportSize(DESKTOP_VIEWPORT);
-  await saveScreenshot(page, `${name}-desktop`);
-  await page.setViewportSize(PHONE_VIEWPORT);
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await saveScreenshot(page, `${name}-phone`);
-  await page.setViewportSize(DESKTOP_VIEWPORT);
-}
-
-/** A side panel or dialog is fixed to the viewport: capture the viewport, at both widths. */
-async function screenshotPanel(page: Page, name: string): Promise<void> {
-  await page.setViewportSize(DESKTOP_VIEWPORT);
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-desktop.png`) });
-  await page.setViewportSize(PHONE_VIEWPORT);
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-phone.png`) });
-  await page.setViewportSize(DESKTOP_VIEWPORT);
 }
 
 async function createPlaygroundKey(page: Page): Promise<void> {

@@ -33,3 +33,24 @@ export async function signIn(page: Page, user: { email: string; password: string
 export async function saveScreenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }
+
+/** Both widths of one page, full length, for a person to look at. */
+export async function screenshotBoth(page: Page, name: string): Promise<void> {
+  // Full-page captures draw fixed and sticky bars where the viewport was: start from the top.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.setViewportSize(DESKTOP_VIEWPORT);
+  await saveScreenshot(page, `${name}-desktop`);
+  await page.setViewportSize(PHONE_VIEWPORT);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await saveScreenshot(page, `${name}-phone`);
+  await page.setViewportSize(DESKTOP_VIEWPORT);
+}
+
+/** A side panel or dialog is fixed to the viewport: capture the viewport, at both widths. */
+export async function screenshotPanel(page: Page, name: string): Promise<void> {
+  await page.setViewportSize(DESKTOP_VIEWPORT);
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-desktop.png`) });
+  await page.setViewportSize(PHONE_VIEWPORT);
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-phone.png`) });
+  await page.setViewportSize(DESKTOP_VIEWPORT);
+}

@@ -10,7 +10,7 @@ import path from "node:path";
 import pg from "pg";
 import type { Page } from "@playwright/test";
 import { startServer, type RunningServer } from "./server";
-import { DESKTOP_VIEWPORT, PHONE_VIEWPORT, SCREENSHOT_DIR, expect, saveScreenshot, signIn, test as base } from "./fixtures";
+import { expect, signIn, test as base, screenshotBoth, screenshotPanel } from "./fixtures";
 import { openDatabase } from "../lib/db/open";
 import type { Database } from "../lib/db/types";
 import { seedAccount } from "../lib/testing/fixtures";
@@ -77,26 +77,6 @@ async function admin(statement: string): Promise<void> {
   }
 }
 
-/** Both widths of one page, from the top. */
-async function screenshotBoth(page: Page, name: string): Promise<void> {
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.setViewportSize(DESKTOP_VIEWPORT);
-  await saveScreenshot(page, `${name}-desktop`);
-  await page.setViewportSize(PHONE_VIEWPORT);
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await saveScreenshot(page, `${name}-phone`);
-  await page.setViewportSize(DESKTOP_VIEWPORT);
-}
-
-/** A dialog is fixed to the viewport: capture the viewport, at both widths. */
-async function screenshotDialog(page: Page, name: string): Promise<void> {
-  await page.setViewportSize(DESKTOP_VIEWPORT);
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-desktop.png`) });
-  await page.setViewportSize(PHONE_VIEWPORT);
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-phone.png`) });
-  await page.setViewportSize(DESKTOP_VIEWPORT);
-}
-
 const signInAs = (page: Page, user: { email: string }) => signIn(page, { email: user.email, password: PASSWORD });
 
 test("support refunds a failed but charged Call from the Executions page, in part and then the rest", async ({ page, setting: { database, owner, support } }) => {
@@ -118,12 +98,12 @@ test("support refunds a failed but charged Call from the Executions page, in par
   await dialog.getByLabel(/Reason/).fill("Provider outage: the call failed but was charged");
   await dialog.getByRole("button", { name: "Review refund" }).click();
   await expect(dialog).toContainText("Enter an amount above 0 and at most 2.5 credits");
-  await screenshotDialog(page, "refund-dialog-invalid");
+  await screenshotPanel(page, "refund-dialog-invalid");
 
   await dialog.getByLabel(/Credits to refund/).fill("1");
   await dialog.getByRole("button", { name: "Review refund" }).click();
   await expect(dialog.getByTestId("refund-confirm")).toContainText(`Give 1 credit back to account ${owner.accountId}?`);
-  await screenshotDialog(page, "refund-confirm");
+  await screenshotPanel(page, "refund-confirm");
   await dialog.getByRole("button", { name: "Confirm refund" }).click();
   await expect(dialog).toBeHidden();
   await expect(page.getByTestId("refund-done")).toContainText("Refunded 1 credit");
@@ -158,10 +138,10 @@ test("in Chinese: the refund dialog, its confirmation and the refunded timeline"
   const dialog = page.getByTestId("refund-dialog");
   await expect(dialog.getByLabel(/退还积分/)).toHaveValue("0.75");
   await dialog.getByLabel(/原因/).fill("服务商故障，全额退还");
-  await screenshotDialog(page, "refund-dialog-zh");
+  await screenshotPanel(page, "refund-dialog-zh");
   await dialog.getByRole("button", { name: "核对退款" }).click();
   await expect(dialog.getByTestId("refund-confirm")).toContainText(owner.accountId);
-  await screenshotDialog(page, "refund-confirm-zh");
+  await screenshotPanel(page, "refund-confirm-zh");
   await dialog.getByRole("button", { name: "确认退款" }).click();
   await expect(page.getByTestId("verdict")).toHaveText("已退款");
   await expect(page.getByTestId("refund-done")).toContainText("已退还 0.75 积分");

@@ -2,10 +2,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import crypto from "node:crypto";
-import type { Page } from "@playwright/test";
 import { Webhook } from "standardwebhooks";
 import { adminCommand } from "./admin";
-import { DESKTOP_VIEWPORT, PHONE_VIEWPORT, SCREENSHOT_DIR, expect, saveScreenshot, signIn, test } from "./fixtures";
+import { DESKTOP_VIEWPORT, PHONE_VIEWPORT, SCREENSHOT_DIR, expect, signIn, test, screenshotBoth } from "./fixtures";
 import { startServer, type RunningServer } from "./server";
 import { startWebhookReceiver, type WebhookReceiver } from "../lib/testing/webhook-receiver";
 
@@ -24,16 +23,6 @@ let server: RunningServer;
 let receiver: WebhookReceiver;
 let healthy = false;
 const users = {} as { accountId: string; apiKey: string; owner: { email: string; password: string }; member: { email: string; password: string } };
-
-async function screenshotBoth(page: Page, name: string): Promise<void> {
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.setViewportSize(DESKTOP_VIEWPORT);
-  await saveScreenshot(page, `${name}-desktop`);
-  await page.setViewportSize(PHONE_VIEWPORT);
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await saveScreenshot(page, `${name}-phone`);
-  await page.setViewportSize(DESKTOP_VIEWPORT);
-}
 
 test.beforeAll(async () => {
   test.setTimeout(240_000);
