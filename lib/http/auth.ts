@@ -8,7 +8,8 @@ import { clientIp, consumeRateLimit, type RateLimitedAction } from "./rate-limit
 
 type Scheme = "api_key" | "jwt" | "api_key_or_jwt";
 
-function bearer(header: string | undefined): string {
+/** The credential of an `Authorization: Bearer <credential>` header (401 when missing or malformed). */
+export function bearer(header: string | undefined): string {
   if (!header) throw unauthorized("Missing Authorization header");
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw unauthorized("Malformed Authorization header: expected `Bearer <credential>`");
@@ -48,4 +49,23 @@ async function authenticate(db: Db, header: string | undefined, scheme: Scheme):
     return { kind: "jwt", accountId: claims.acct, userId: claims.sub, role: claims.role, claims };
   }
   throw unauthorized(scheme === "jwt" ? "Malformed access token" : "Malformed API key");
+}
+
+/**
+ * Any bearer credential the API knows, as its principal: an API key, a user's access token, or an
+ * agent's delegation token. Callers apply their own policy (Call refuses user tokens; MCP admits
+ * all three and lets each tool decide).
+ */
+export async function authenticateBearer(db: Db, header: string | undefined): Promise<AuthContext> {
+  const token = bearer(header);
+  if (looksLikeApiKey(token)) {
+    const p = await authenticateApiKey(db, token);
+    return { kind: "api_key", accountId: p.accountId, apiKeyId: p.apiKeyId };
+  }
+  if (looksLikeJwt(token)) {
+    const claims = await verifyAccessToken(db, token);
+    if (claims.token_use === "delegation") return { kind: "delegation", accountId: claims.acct, userId: claims.sub, claims };
+    return { kind: "jwt", accountId: claims.acct, userId: claims.sub, role: claims.role, claims };
+  }
+  throw unauthorized("Malformed API key");
 }

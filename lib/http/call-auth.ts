@@ -1,7 +1,6 @@
 import type { MiddlewareHandler } from "hono";
+import { authenticateBearer } from "./auth";
 import type { Db } from "../db/types";
-import { authenticateApiKey, looksLikeApiKey } from "../auth/api-keys";
-import { looksLikeJwt, verifyAccessToken } from "../auth/jwt";
 import { forbidden, unauthorized } from "../errors";
 import { CALL_SCOPE, missingScopes } from "../oauth/scopes";
 import type { ApiEnv, AuthContext } from "./context";
@@ -30,21 +29,10 @@ export function requireCallAuth(): MiddlewareHandler<ApiEnv> {
 }
 
 async function authenticateCall(db: Db, header: string | undefined): Promise<AuthContext> {
-  if (!header) throw unauthorized("Missing Authorization header");
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw unauthorized("Malformed Authorization header: expected `Bearer <credential>`");
-  const token = match[1];
-  if (looksLikeApiKey(token)) {
-    const p = await authenticateApiKey(db, token);
-    return { kind: "api_key", accountId: p.accountId, apiKeyId: p.apiKeyId };
+  const auth = await authenticateBearer(db, header);
+  if (auth.kind === "jwt") {
+    throw unauthorized("A user access token is not a Call credential: use an API key, or a delegation token from the token exchange grant");
   }
-  if (looksLikeJwt(token)) {
-    const claims = await verifyAccessToken(db, token);
-    if (claims.token_use !== "delegation") {
-      throw unauthorized("A user access token is not a Call credential: use an API key, or a delegation token from the token exchange grant");
-    }
-    if (missingScopes([CALL_SCOPE], claims.scope).length > 0) throw forbidden(`This delegation token lacks the ${CALL_SCOPE} scope`);
-    return { kind: "delegation", accountId: claims.acct, userId: claims.sub, claims };
-  }
-  throw unauthorized("Malformed API key");
+  if (auth.kind === "delegation" && missingScopes([CALL_SCOPE], auth.claims.scope).length > 0) throw forbidden(`This delegation token lacks the ${CALL_SCOPE} scope`);
+  return auth;
 }

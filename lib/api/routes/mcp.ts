@@ -4,12 +4,10 @@ import type { Context } from "hono";
 import { z } from "@hono/zod-openapi";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { ApiApp, ApiEnv, AuthContext } from "../../http/context";
-import type { Db } from "../../db/types";
-import { authenticateApiKey, looksLikeApiKey } from "../../auth/api-keys";
-import { looksLikeJwt, verifyAccessToken } from "../../auth/jwt";
 import { apiAudience, issuer } from "../../auth/issuer";
-import { DomainError, unauthorized } from "../../errors";
+import { DomainError } from "../../errors";
 import { SCOPES } from "../../oauth/scopes";
+import { authenticateBearer } from "../../http/auth";
 import { clientIp, consumeRateLimit } from "../../http/rate-limit";
 import { publicApiError } from "../../http/responses";
 import { PublicApiErrorSchema, security } from "../../http/schemas";
@@ -25,29 +23,11 @@ function resourceMetadataUrl(): string {
   return `${publicUrl()}${PROTECTED_RESOURCE_PATH}`;
 }
 
-/** An API key, a user's access token, or an agent's delegation token: the same checks as REST. */
-async function authenticate(db: Db, header: string | undefined): Promise<AuthContext> {
-  if (!header) throw unauthorized("Missing Authorization header");
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw unauthorized("Malformed Authorization header: expected `Bearer <credential>`");
-  const token = match[1];
-  if (looksLikeApiKey(token)) {
-    const p = await authenticateApiKey(db, token);
-    return { kind: "api_key", accountId: p.accountId, apiKeyId: p.apiKeyId };
-  }
-  if (looksLikeJwt(token)) {
-    const claims = await verifyAccessToken(db, token);
-    if (claims.token_use === "delegation") return { kind: "delegation", accountId: claims.acct, userId: claims.sub, claims };
-    return { kind: "jwt", accountId: claims.acct, userId: claims.sub, role: claims.role, claims };
-  }
-  throw unauthorized("Malformed API key");
-}
-
 async function handleMcp(c: Context<ApiEnv>) {
   c.env.operation = `${c.req.method} ${MCP_PATH}`;
   let auth: AuthContext;
   try {
-    auth = await authenticate(c.env.db, c.req.header("authorization"));
+    auth = await authenticateBearer(c.env.db, c.req.header("authorization"));
   } catch (err) {
     if (!(err instanceof DomainError) || err.code !== "unauthorized") throw err;
     await consumeRateLimit(c, "execute", `ip:${clientIp(c)}`);
