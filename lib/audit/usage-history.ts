@@ -8,6 +8,7 @@ import { isBounded } from "./buckets";
 import { TIMESTAMP_KEY, UUID_ID, decodeCursor, encodeCursor } from "./cursor";
 import type { UsageEventItem, UsageSummary } from "./schemas";
 import { withAnomalyScope } from "./ready-days";
+import { guidedRanges, inRanges } from "./guided-walk";
 import { ensureSealed } from "./seal";
 import { type Bucket, type TimeWindow, type WindowRequest, inWindow, rawRemainder, resolveWindow, sealedSpan } from "./time-window";
 import { usageRollupRows } from "./usage-rollup";
@@ -50,11 +51,21 @@ export async function listUsageEvents(db: Db, accountId: string, input: UsageLis
   }
   const scoped = await withAnomalyScope(db, accountId, w, input.filters);
   const filters = and(usageConditions(scoped, "events")!);
-  const [itemRows, total, summary] = await Promise.all([
-    db.execute(sql`
+  const offset = (input.page - 1) * pageSize;
+  const ranges = await guidedRanges(db, accountId, w, scoped, offset + pageSize);
+  const page = ranges
+    ? sql`
+      WITH page AS (
+        SELECT x.id, x.created_at FROM (${inRanges(ranges, offset + pageSize, (range) => sql`SELECT e.id, e.created_at FROM usage_events e WHERE e.account_id = ${accountId} AND ${range} AND ${filters}`)}) x
+         ORDER BY x.created_at DESC, x.id DESC LIMIT ${pageSize} OFFSET ${offset})
+      SELECT ${usageItemColumns(input.includeDetails)} FROM page JOIN usage_events e ON e.id = page.id AND e.created_at = page.created_at AND e.account_id = ${accountId}
+       ${NEWEST_FIRST}`
+    : sql`
       SELECT ${usageItemColumns(input.includeDetails)} FROM usage_events e
        WHERE e.account_id = ${accountId} AND ${inWindow(sql.raw("e.created_at"), w.start, w.end)} AND ${filters}
-       ${NEWEST_FIRST} LIMIT ${pageSize} OFFSET ${(input.page - 1) * pageSize}`),
+       ${NEWEST_FIRST} LIMIT ${pageSize} OFFSET ${offset}`;
+  const [itemRows, total, summary] = await Promise.all([
+    db.execute(page),
     countUsageEvents(db, accountId, w, scoped),
     sw && isBounded(sw)
       ? usageSummary(db, accountId, sw, scoped, { bucket: input.bucket, limit: Math.min(input.limit ?? SUMMARY_DEFAULT_SAMPLE, SAMPLE_CAP) })
@@ -104,6 +115,15 @@ const FEED_COLUMNS = sql.raw(`e.id, e.created_at, e.event_type, e.tool_id, e.exe
 /** The keyset position of a row (alias `e`): its created_at with microseconds, exactly. */
 export const CURSOR_TS = sql.raw(`to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_ts`);
 
+/** The window cut at the cursor (to the millisecond above it; `afterCursor` makes the exact cut). */
+function beforeCursor(w: TimeWindow, cursor: string | undefined): TimeWindow {
+  if (!cursor) return w;
+  const at = Date.parse(decodeCursor(cursor, TIMESTAMP_KEY, UUID_ID).key) + 1;
+  if (w.endDate !== null && w.endDate.getTime() <= at) return w;
+  const endDate = new Date(at);
+  return { ...w, end: endDate.toISOString().replace("Z", "000Z"), endDate };
+}
+
 export function afterCursor(cursor: string | undefined): SQL {
   if (!cursor) return sql`true`;
   const c = decodeCursor(cursor, TIMESTAMP_KEY, UUID_ID);
@@ -117,11 +137,26 @@ export function afterCursor(cursor: string | undefined): SQL {
 export async function usageFeed(db: Db, accountId: string, input: UsageFeedInput) {
   const w = await resolveWindow(db, accountId, input);
   const filters = await withAnomalyScope(db, accountId, w, input.filters);
-  const result = await db.execute(sql`
-    SELECT ${FEED_COLUMNS}, ${CURSOR_TS} FROM usage_events e
-     WHERE e.account_id = ${accountId} AND ${inWindow(sql.raw("e.created_at"), w.start, w.end)}
-       AND ${and(usageConditions(filters, "events")!)} AND ${afterCursor(input.cursor)}
-     ${NEWEST_FIRST} LIMIT ${input.pageSize + 1}`);
+  const conditions = sql`${and(usageConditions(filters, "events")!)} AND ${afterCursor(input.cursor)}`;
+  const need = input.pageSize + 1;
+  let ranges = null;
+  if (usageConditions(filters, "rollup")) {
+    await ensureSealed(db, accountId, w);
+    ranges = await guidedRanges(db, accountId, beforeCursor(w, input.cursor), filters, need);
+  }
+  const result = await db.execute(
+    ranges
+      ? sql`
+        WITH page AS (
+          SELECT x.id, x.created_at FROM (${inRanges(ranges, need, (range) => sql`SELECT e.id, e.created_at FROM usage_events e WHERE e.account_id = ${accountId} AND ${range} AND ${conditions}`)}) x
+           ORDER BY x.created_at DESC, x.id DESC LIMIT ${need})
+        SELECT ${FEED_COLUMNS}, ${CURSOR_TS} FROM page JOIN usage_events e ON e.id = page.id AND e.created_at = page.created_at AND e.account_id = ${accountId}
+         ${NEWEST_FIRST}`
+      : sql`
+        SELECT ${FEED_COLUMNS}, ${CURSOR_TS} FROM usage_events e
+         WHERE e.account_id = ${accountId} AND ${inWindow(sql.raw("e.created_at"), w.start, w.end)} AND ${conditions}
+         ${NEWEST_FIRST} LIMIT ${need}`,
+  );
   type FeedRow = {
     id: string;
     created_at: Date | string;
@@ -182,4 +217,24 @@ export async function creditsSpent(db: Db, accountId: string, input: CreditsSpen
     kind: input.kind ?? null,
     charge_outcome: input.chargeOutcome ?? null,
   };
+}
+
+/**
+ * What each API key of the account has spent over its whole history: the settled credits and the
+ * number of its usage events. Sealed hours come from the rollups and only the unsealed tail from
+ * raw rows, so the keys page costs the same in an account's first week and its fifth year.
+ */
+export async function spendByApiKey(db: Db, accountId: string): Promise<Map<string, { spent: string; events: number }>> {
+  const w = await resolveWindow(db, accountId, {});
+  await ensureSealed(db, accountId, w);
+  const span = sealedSpan(w);
+  const rollup = span ? sql`SELECT y.api_key_id, y.settled_credits, y.event_count FROM (${usageRollupRows(accountId, span, [])}) y UNION ALL` : sql``;
+  const result = await db.execute(sql`
+    SELECT api_key_id, sum(amount)::text AS spent, sum(n)::float8 AS events
+      FROM (${rollup}
+            SELECT e.api_key_id, e.settled_amount_credits, 1 FROM usage_events e
+             WHERE e.account_id = ${accountId} AND ${rawRemainder(sql.raw("e.created_at"), w, span)}) x(api_key_id, amount, n)
+     WHERE api_key_id IS NOT NULL
+     GROUP BY api_key_id`);
+  return new Map(rows<{ api_key_id: string; spent: string; events: number }>(result).map((r) => [r.api_key_id, { spent: r.spent, events: r.events }]));
 }

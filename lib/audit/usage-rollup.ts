@@ -6,12 +6,12 @@ const DAY = 86_400_000;
 
 /**
  * Rollup rows (alias `r`: event_count, charge_outcome, success, pre_settlement_credits,
- * settled_credits) covering the sealed whole hours [lo, hi): whole UTC days from
+ * settled_credits, api_key_id) covering the sealed whole hours [lo, hi): whole UTC days from
  * `usage_daily_rollup`, the hours of partial days from `usage_hourly_rollup`. A total over 90 days
  * then reads ~90 rows per dimension combination instead of ~2,000.
  */
 export function usageRollupRows(accountId: string, span: { lo: Date | null; hi: Date }, conditions: SQL[]): SQL {
-  const cols = sql.raw("r.event_count, r.charge_outcome, r.success, r.pre_settlement_credits, r.settled_credits");
+  const cols = sql.raw("r.event_count, r.charge_outcome, r.success, r.pre_settlement_credits, r.settled_credits, r.api_key_id");
   const where = and(conditions);
   const hourly = (from: Date | null, to: Date) =>
     sql`SELECT ${cols} FROM usage_hourly_rollup r WHERE r.account_id = ${accountId} AND ${inWindow(sql.raw("r.hour_start"), from, to)} AND ${where}`;

@@ -1,5 +1,6 @@
-import { and, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
-import { accounts, apiKeys, usageEvents } from "../db/schema";
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { accounts, apiKeys } from "../db/schema";
+import { spendByApiKey } from "../audit/usage-history";
 import type { Db } from "../db/types";
 import { forbidden, notFound, unauthorized } from "../errors";
 import { ACCOUNT_DISABLED, notifyAuthChange } from "./auth-change";
@@ -62,31 +63,21 @@ export async function revokeApiKey(db: Db, input: { id: string; accountId?: stri
  * events it made (the same amounts the ledger recorded) and how many events it made.
  */
 export async function listApiKeys(db: Db, input: { accountId: string }) {
-  const spend = db
-    .select({
-      apiKeyId: usageEvents.apiKeyId,
-      spent: sql<string>`sum(${usageEvents.settledAmountCredits})`.as("spent"),
-      events: sql<number>`count(*)::int`.as("events"),
-    })
-    .from(usageEvents)
-    .where(and(eq(usageEvents.accountId, input.accountId), isNotNull(usageEvents.apiKeyId)))
-    .groupBy(usageEvents.apiKeyId)
-    .as("spend");
-  const rows = await db
-    .select({
-      id: apiKeys.id,
-      name: apiKeys.name,
-      prefix: apiKeys.prefix,
-      lastUsedAt: apiKeys.lastUsedAt,
-      revokedAt: apiKeys.revokedAt,
-      createdAt: apiKeys.createdAt,
-      spent: spend.spent,
-      events: spend.events,
-    })
-    .from(apiKeys)
-    .leftJoin(spend, eq(spend.apiKeyId, apiKeys.id))
-    .where(eq(apiKeys.accountId, input.accountId))
-    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+  const [rows, spend] = await Promise.all([
+    db
+      .select({
+        id: apiKeys.id,
+        name: apiKeys.name,
+        prefix: apiKeys.prefix,
+        lastUsedAt: apiKeys.lastUsedAt,
+        revokedAt: apiKeys.revokedAt,
+        createdAt: apiKeys.createdAt,
+      })
+      .from(apiKeys)
+      .where(eq(apiKeys.accountId, input.accountId))
+      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)),
+    spendByApiKey(db, input.accountId),
+  ]);
   return rows.map((r) => ({
     api_key_id: r.id,
     name: r.name,
@@ -94,8 +85,8 @@ export async function listApiKeys(db: Db, input: { accountId: string }) {
     last_used_at: r.lastUsedAt?.toISOString() ?? null,
     revoked_at: r.revokedAt?.toISOString() ?? null,
     created_at: r.createdAt.toISOString(),
-    credits_spent: creditsToNumber(r.spent),
-    usage_event_count: r.events ?? 0,
+    credits_spent: creditsToNumber(spend.get(r.id)?.spent ?? "0"),
+    usage_event_count: spend.get(r.id)?.events ?? 0,
   }));
 }
 

@@ -55,10 +55,12 @@ async function main() {
     u.pathname = `/${dropAfter}`;
     url = u.toString();
   }
-  // One connection: the load's session settings and temporary table must stay on it.
-  const database = await openDatabase({ kind: "postgres", url, poolSize: 1 });
+  // One connection, kept for the whole run: the load's session settings and temporary tables must stay on it.
+  const database = await openDatabase({ kind: "postgres", url, poolSize: 1, maxLifetimeSeconds: 0 });
   let server: ChildProcess | undefined;
   try {
+    // --storage: print the bytes per usage event of DATABASE_URL as it is (no migration, no load).
+    if (process.argv.includes("--storage")) return await printStorage(database.db);
     await migrateDatabase(database);
     const db = database.db;
     const reuse = process.env.BENCH_ACCOUNT;
@@ -76,6 +78,9 @@ async function main() {
     const cases: { name: string; goal: number; path: () => string }[] = [
       { name: "list: first page, unfiltered", goal: 50, path: () => "/auth/usage/history/v2" },
       { name: "list: charge_outcome=charged + 30-day range", goal: 50, path: () => `/auth/usage/history/v2?charge_outcome=charged&start_date=${day(-30)}&end_date=${day(-1)}` },
+      { name: "list: charge_outcome=failed_charged_review (0.1%)", goal: 50, path: () => "/auth/usage/history/v2?charge_outcome=failed_charged_review" },
+      { name: "list: reason_code=provider.error (0.1%)", goal: 50, path: () => "/auth/usage/history/v2?reason_code=provider.error" },
+      { name: "list: event_type=model_call (2.5%)", goal: 50, path: () => "/auth/usage/history/v2?event_type=model_call" },
       { name: "lookup by execution_id (/auth/lookup)", goal: 50, path: () => `/auth/lookup?id=${pick()}` },
       { name: "list by execution_id (contract 4.2)", goal: 50, path: () => `/auth/usage/history/v2?execution_id=${pick()}` },
       { name: "usage summary: 30 days, day buckets", goal: 300, path: () => `/auth/usage/history/v2?summary=true&bucket=day&start_date=${day(-30)}&end_date=${day(0)}` },
@@ -147,19 +152,22 @@ async function main() {
  */
 async function printStorage(db: import("../db/types").Db) {
   const rows = async <T>(q: ReturnType<typeof sql>) => ((await db.execute(q)) as unknown as { rows: T[] }).rows;
+  // A relation and, when it is partitioned, its partitions (pg_partition_tree lists nothing for a plain table).
+  await db.execute(sql`CREATE OR REPLACE FUNCTION pg_temp.tg_bench_tree(rel text) RETURNS SETOF regclass LANGUAGE sql AS
+    $$ SELECT relid FROM pg_partition_tree(rel::regclass) WHERE relid <> rel::regclass UNION ALL SELECT rel::regclass $$`);
   const [{ n }] = await rows<{ n: string }>(sql`SELECT count(*) AS n FROM usage_events`);
   const events = Number(n);
   const parts = await rows<{ name: string; bytes: string }>(sql`
-    SELECT 'table (heap + TOAST)' AS name, sum(pg_table_size(relid)) AS bytes FROM pg_partition_tree('usage_events')
+    SELECT 'table (heap + TOAST)' AS name, sum(pg_table_size(r)) AS bytes FROM pg_temp.tg_bench_tree('usage_events') r
     UNION ALL
-    SELECT i.indexname, (SELECT sum(pg_relation_size(relid)) FROM pg_partition_tree(format('%I', i.indexname)::regclass))
+    SELECT i.indexname, (SELECT sum(pg_relation_size(r)) FROM pg_temp.tg_bench_tree(format('%I', i.indexname)) r)
       FROM pg_indexes i WHERE i.tablename = 'usage_events'`);
   const total = parts.reduce((t, p) => t + Number(p.bytes), 0);
   console.log(`\nStorage per usage event (${events.toLocaleString("en")} events): ${Math.round(total / events)} bytes in all`);
   for (const p of parts.sort((a, b) => Number(b.bytes) - Number(a.bytes)))
     console.log(`  ${p.name.padEnd(34)} ${String(Math.round(Number(p.bytes) / events)).padStart(5)} B/event  ${(Number(p.bytes) / 2 ** 20).toFixed(0).padStart(6)} MB`);
   const sizes = await rows<{ table: string; size: string }>(sql`
-    SELECT t AS table, pg_size_pretty((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree(t::regclass))) AS size
+    SELECT t AS table, pg_size_pretty((SELECT sum(pg_total_relation_size(r)) FROM pg_temp.tg_bench_tree(t) r)) AS size
       FROM unnest(ARRAY['usage_events', 'credits_ledger', 'executions', 'searches', 'usage_hourly_rollup', 'usage_daily_rollup',
                         'ledger_hourly_rollup', 'ledger_daily_summary']) t`);
   console.log("\nTable sizes (with indexes):");

@@ -15,7 +15,7 @@ import { trackPool } from "../observability/metrics";
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 
 export type OpenOptions =
-  | { kind: "postgres"; url: string; poolSize?: number }
+  | { kind: "postgres"; url: string; poolSize?: number; /** 0: connections live on (a bulk load's session state). */ maxLifetimeSeconds?: number }
   | { kind: "pglite"; dataDir?: string; loadDataDir?: Blob; lock?: boolean };
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
@@ -30,7 +30,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       connectionString: options.url,
       max: options.poolSize ?? 20,
       idleTimeoutMillis: 60_000,
-      maxLifetimeSeconds: 120,
+      maxLifetimeSeconds: options.maxLifetimeSeconds ?? 120,
       // A database that does not answer fails the request (503) instead of hanging it.
       connectionTimeoutMillis: 5_000,
     });

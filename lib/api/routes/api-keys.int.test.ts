@@ -7,6 +7,11 @@ import { startTestServer, type TestServer } from "../../testing/server";
 import { bearer, seedAccount } from "../../testing/fixtures";
 import { importDemoCatalog } from "../../testing/catalog";
 import type { Database } from "../../db/types";
+import { sql } from "drizzle-orm";
+import { rows } from "../../db/row-sql";
+import { grantAt, writePastEvents } from "../../audit/testing-history";
+
+const HOUR = 3_600_000;
 
 // Calls may store large results under DATA_DIR: keep them out of the working tree.
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-keys-test-"));
@@ -106,6 +111,25 @@ describe("GET /auth/api-keys", () => {
     expect(keys.find((k) => k.api_key_id === a.api_key_id)).toMatchObject({ credits_spent: 2, usage_event_count: 3 });
     expect(keys.find((k) => k.api_key_id === b.api_key_id)).toMatchObject({ credits_spent: 0, usage_event_count: 1 });
     expect(keys.find((k) => k.api_key_id === a.api_key_id)?.last_used_at).not.toBeNull();
+  });
+
+  it("adds sealed history from the rollups to the unsealed hour's raw events, exactly", async () => {
+    const acct = await seedAccount(database.db, { credits: "100" });
+    const key = await createKey(acct.accessToken, "old key");
+    const now = Date.now();
+    await grantAt(database.db, acct.accountId, new Date(now - 40 * HOUR), "1000");
+    // Two days ago and yesterday (sealed by the listing), and a minute ago (raw).
+    await writePastEvents(database.db, acct.accountId, [
+      { at: new Date(now - 30 * HOUR), amount: "1.25", apiKeyId: key.api_key_id },
+      { at: new Date(now - 20 * HOUR), amount: "0.000001", apiKeyId: key.api_key_id },
+      { at: new Date(now - 20 * HOUR), amount: "0", success: false, apiKeyId: key.api_key_id },
+      { at: new Date(now - 60_000), amount: "2", apiKeyId: key.api_key_id },
+      { at: new Date(now - 60_000), amount: "7", apiKeyId: null },
+    ]);
+    const listed = (await listKeys(acct.accessToken)).find((k) => k.api_key_id === key.api_key_id);
+    expect(listed).toMatchObject({ credits_spent: 3.250001, usage_event_count: 4 });
+    const sealed = rows<{ n: number }>(await database.db.execute(sql`SELECT count(*)::int AS n FROM usage_hourly_rollup WHERE account_id = ${acct.accountId}`))[0].n;
+    expect(sealed).toBeGreaterThan(0);
   });
 
   it("lists newest first and only the caller's account's keys", async () => {
