@@ -390,6 +390,9 @@ async function startServer(benchUrl: string): Promise<{ server: RunningServer; k
 
 /** Requests per second of the open-loop latency stage (both paths sustain it with room to spare). */
 const LATENCY_RATE = Number(process.env.BENCH_LATENCY_RATE ?? 200);
+/** Interleaved pgbench / Calls-at-50 rounds for the throughput goal. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
 /** BENCH_STAGES=closed,latency,pgbench (default all): which stages run, e.g. `latency` alone while working on it. */
 const STAGES = new Set((process.env.BENCH_STAGES ?? "closed,latency,pgbench").split(",").map((s) => s.trim()));
@@ -455,6 +458,18 @@ async function main() {
     for (const c of STAGES.has("closed") ? LEVELS : []) {
       console.error(`builtin @${c}…`);
       builtin.push(await run("Call builtin.finance.compound_interest (1 credit)", c, { ...target, requests: await callRequests(db, builtinBody) }));
+    }
+    // Calls/s against the machine's PostgreSQL ceiling: pgbench and the 50-connection closed loop
+    // in alternation (BENCH_ROUNDS, default 3), so both see the same disk and neighbours; the goal
+    // reads the median of the rounds' ratios.
+    const rounds: { tps: number; rps: number }[] = [];
+    if (STAGES.has("closed") && STAGES.has("pgbench")) {
+      for (let r = 1; r <= ROUNDS; r++) {
+        console.error(`round ${r} of ${ROUNDS}: pgbench, then builtin @50…`);
+        const pg = await pgbench(pgbenchDb, !("tps" in pgbenchBefore) && r === 1);
+        const calls = await run("Call builtin.finance.compound_interest (1 credit)", 50, { ...target, requests: await callRequests(db, builtinBody) });
+        if ("tps" in pg) rounds.push({ tps: pg.tps, rps: calls.rps });
+      }
     }
     const http: Stage[] = [];
     const direct: Stage[] = [];
@@ -531,21 +546,26 @@ async function main() {
     for (const [when, b] of [["before", pgbenchBefore], ["after", pgbenchAfter]] as const) {
       console.log("tps" in b ? `pgbench TPC-B-like (-s 10, -c 8 -j 2 -T ${DURATION}), ${when} the Calls: ${b.tps.toFixed(0)} TPS, PostgreSQL CPU ${b.postgresCpuMsPerTx} ms/transaction` : `pgbench ${when}: ${b.error}`);
     }
-    const at50 = builtin[LEVELS.indexOf(50)];
-    if (tps.length > 0 && at50) {
-      const best = Math.max(...tps.map((b) => b.tps));
-      const ratio = at50.rps / best;
-      console.log(`goal: settled Calls/s at 50 concurrent >= 60% of pgbench TPS (the higher run): ${at50.rps} Calls/s = ${(ratio * 100).toFixed(0)}% of ${best.toFixed(0)} → ${ratio >= 0.6 ? "MET" : "MISSED"}`);
-    } else {
+    if (rounds.length > 0) {
+      for (const [i, r] of rounds.entries()) console.log(`round ${i + 1}: pgbench ${r.tps.toFixed(0)} TPS, then ${r.rps} builtin Calls/s at 50 connections = ${((r.rps / r.tps) * 100).toFixed(0)}%`);
+      const ratio = median(rounds.map((r) => r.rps / r.tps));
+      console.log(`goal: settled Calls/s at 50 concurrent >= 80% of pgbench TPS (median of ${rounds.length} interleaved rounds): ${(ratio * 100).toFixed(0)}% → ${ratio >= 0.8 ? "MET" : "MISSED"}`);
+    } else if (tps.length === 0) {
       console.log("the Calls/s goal needs the closed and pgbench stages: not evaluated");
     }
     if (directFixed && httpFixed) {
       const addedP50 = round(httpFixed.p50 - directFixed.p50);
       const addedP99 = round(httpFixed.p99 - directFixed.p99);
-      console.log(`goal: added latency at 10 concurrent <= 2 ms p50: ${addedP50} ms (${httpFixed.p50} - ${directFixed.p50}, open loop) → ${addedP50 <= 2 ? "MET" : "MISSED"}`);
-      console.log(`goal: added latency at 10 concurrent <= 10 ms p99: ${addedP99} ms (${httpFixed.p99} - ${directFixed.p99}, open loop) → ${addedP99 <= 10 ? "MET" : "MISSED"}`);
-      for (const floor of floors) {
-        console.log(`(floor: ${floor.name} adds p50 ${round(floor.p50 - directFixed.p50)} ms, p99 ${round(floor.p99 - directFixed.p99)} ms)`);
+      const floor = floors[0];
+      if (floor) {
+        // The floor: the bare gateway making the same two synchronous commits, in the same run.
+        const floorP50 = round(floor.p50 - directFixed.p50);
+        const floorP99 = round(floor.p99 - directFixed.p99);
+        console.log(`goal: added latency at 200 req/s over 10 connections <= floor + 1.0 ms p50: ${addedP50} ms vs floor ${floorP50} ms (+${round(addedP50 - floorP50)}) → ${addedP50 <= floorP50 + 1 ? "MET" : "MISSED"}`);
+        console.log(`goal: added latency p99 <= 2 x the floor's p99: ${addedP99} ms vs floor ${floorP99} ms (${(addedP99 / Math.max(floorP99, 0.01)).toFixed(1)}x) → ${addedP99 <= 2 * floorP99 ? "MET" : "MISSED"}`);
+      }
+      for (const f of floors) {
+        console.log(`(floor: ${f.name} adds p50 ${round(f.p50 - directFixed.p50)} ms, p99 ${round(f.p99 - directFixed.p99)} ms)`);
       }
     }
     for (const [connections, what] of [[1, "unloaded, closed loop at 1 connection"], [10, "closed loop at 10 connections, where latency is 10 / throughput"]] as const) {
