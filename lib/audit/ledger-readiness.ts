@@ -21,14 +21,15 @@ const descriptions: Record<ViolationCheck | "balance_delta" | "current_balance",
 
 /**
  * `GET /auth/credits/ledger-readiness`: whether the account history in the range can be served
- * from the ledger alone. Whole UTC days already sealed into `ledger_daily_summary` passed every
- * check when they were sealed (rows are written only then, and never change); the rest of the
- * range (partial days at the edges, today, and any day that failed) is checked live by the same
- * SQL. Without dates the range is the account's whole history up to now.
+ * from the ledger alone. Whole UTC days sealed into `ledger_daily_summary`, and the hours of the
+ * open day sealed into `ledger_hourly_summary`, passed every check when they were sealed (rows are
+ * written only then, and never change); the rest of the range (partial hours at the edges, the
+ * unsealed tail, and any day or hour that failed) is checked live by the same SQL. Without dates
+ * the range is the account's whole history up to now.
  */
 export async function ledgerReadiness(db: Db, accountId: string, input: WindowRequest) {
   const w = await resolveWindow(db, accountId, input);
-  const { start: startIso, end: endIso, readyDays: days, uncovered } = await readinessCoverage(db, accountId, w);
+  const { start: startIso, end: endIso, ready, uncovered } = await readinessCoverage(db, accountId, w);
   const live = (await analytic<ReadinessRow>(db, readinessQuery({ accountId, ranges: uncovered, bucket: () => sql`'all'`, buckets: sql`SELECT 'all'` })))[0];
 
   const edges = rows<{ first_before: string | null; last_after: string | null; current: string | null }>(
@@ -42,7 +43,7 @@ export async function ledgerReadiness(db: Db, accountId: string, input: WindowRe
              (SELECT (paid_credits + bonus_credits + reward_credits)::text FROM credit_balances WHERE account_id = ${accountId}) AS current`),
   )[0];
 
-  const net = days.reduce((acc, d) => acc.plus(d.net), credits(live.net_amount));
+  const net = ready.reduce((acc, d) => acc.plus(d.net), credits(live.net_amount));
   const checks = violationChecks.map((name) => ({
     name,
     passed: live[name] === 0,
@@ -56,7 +57,7 @@ export async function ledgerReadiness(db: Db, accountId: string, input: WindowRe
     const ok = edges.last_after === null || edges.current === null || credits(edges.last_after).eq(edges.current);
     checks.push({ name: "current_balance" as ViolationCheck, passed: ok, violations: ok ? 0 : 1, description: descriptions.current_balance, sample_ids: [] });
   }
-  const sum = (k: "events_checked" | "charged_events" | "entry_count") => days.reduce((acc, d) => acc + d[k], 0);
+  const sum = (k: "events_checked" | "charged_events" | "entry_count") => ready.reduce((acc, d) => acc + d[k], 0);
   return {
     ready: checks.every((c) => c.passed),
     start_date: startIso,
@@ -68,7 +69,8 @@ export async function ledgerReadiness(db: Db, accountId: string, input: WindowRe
     balance_start: edges.first_before === null ? null : creditsToNumber(edges.first_before),
     balance_end: edges.last_after === null ? null : creditsToNumber(edges.last_after),
     net_amount_credits: creditsToNumber(net),
-    sealed_days: days.length,
+    sealed_days: ready.filter((d) => d.unit === "day").length,
+    sealed_hours: ready.filter((d) => d.unit === "hour").length,
     live_checked_until: w.now.toISOString(),
   };
 }

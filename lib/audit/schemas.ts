@@ -218,6 +218,7 @@ export const ReadinessSchema = z
     balance_end: z.number().nullable().openapi({ description: "balance_after of the range's last ledger row" }),
     net_amount_credits: z.number().openapi({ description: "Sum of amount_credits in the range (= balance_end - balance_start when ready)" }),
     sealed_days: z.number().openapi({ description: "Whole UTC days answered from the sealed settlement summary (ready by construction)" }),
+    sealed_hours: z.number().openapi({ description: "Whole UTC hours of the range's partial days (mostly today's sealed hours) answered from the sealed hourly summary (ready by construction)" }),
     live_checked_until: z.string().openapi({ description: "The checks ran up to this instant" }),
   })
   .openapi("LedgerReadiness");

@@ -1,18 +1,20 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
-import { isReadyCondition, readinessQuery, utcDay } from "./readiness-checks";
+import { isReadyCondition, readinessQuery } from "./readiness-checks";
 import { SEAL_MARGIN, type TimeWindow } from "./time-window";
 
-const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 const USAGE_DIMS = "event_type, charge_outcome, success, billable_success, reason_code, outcome, has_execution_outcome, api_key_id, billing_snapshot_status";
 /** One transaction seals at most this much history (the first seal of an old account runs in steps). */
-const CHUNK_MS = 14 * DAY;
+export const CHUNK_MS = 14 * DAY;
 
 /**
  * Seals the account's hours that ended more than ten minutes ago: aggregates them into the hourly
  * rollups and, for each UTC day completed on the way, sums its hours into the daily usage rollup
- * and writes the day's settlement summary when the readiness checks pass. Usage events and ledger rows are written with `created_at = now()`
+ * and writes the day's settlement summary when the readiness checks pass; the hours of the day it
+ * leaves open get an hourly settlement summary each, on the same condition. Usage events and ledger rows are written with `created_at = now()`
  * by single short statements, so a sealed hour cannot change any more (a backfill with past
  * timestamps would need its hours re-sealed; see docs/audit.md).
  *
@@ -95,28 +97,57 @@ async function sealStep(tx: Db, a: string): Promise<{ done: boolean; sealedUntil
        GROUP BY 2, ${sql.raw(USAGE_DIMS)}`);
     await fillDailySummaries(tx, a, new Date(dayFrom), new Date(dayTo));
   }
+  // Hours of the day this step leaves open, [max(from, floor_day(to)), to): readers would check
+  // them live until the day completes. Hours of completed days are covered by their daily row.
+  const openFrom = Math.max(from, dayTo);
+  if (to > openFrom) await fillSummaries(tx, a, "hour", new Date(openFrom), new Date(to));
 
   await tx.execute(sql`UPDATE audit_seal_state SET sealed_until = ${t}::timestamptz, updated_at = now() WHERE account_id = ${a}`);
   return { done: to >= sealable, sealedUntil: new Date(to) };
 }
 
-/** Writes the settlement summary of each ready day in [from, to) (UTC midnights) not yet written. */
-export async function fillDailySummaries(db: Db, a: string, from: Date, to: Date): Promise<void> {
+/**
+ * Writes the settlement summary of each ready day in [from, to) (UTC midnights) not yet written;
+ * returns the days that passed (`YYYY-MM-DD`), written now or before.
+ */
+export async function fillDailySummaries(db: Db, a: string, from: Date, to: Date): Promise<string[]> {
+  return fillSummaries(db, a, "day", from, to);
+}
+
+/** Per unit: its table and key, and the bucket text of an instant (`to_char` of its UTC time), which casts back to the key. */
+const summaryUnits = {
+  day: { table: "ledger_daily_summary", key: "day", cast: "date", step: "1 day", format: `'YYYY-MM-DD'` },
+  hour: { table: "ledger_hourly_summary", key: "hour_start", cast: "timestamptz", step: "1 hour", format: `'YYYY-MM-DD"T"HH24":00:00Z"'` },
+} as const;
+
+/**
+ * Writes the settlement summary of each ready UTC day or hour in [from, to) not yet written, and
+ * returns the keys of those that passed. The checks compose: each joins the links over all time
+ * and the chain reads the previous row by `seq`, so a day passes iff each of its hours does.
+ */
+async function fillSummaries(db: Db, a: string, unit: keyof typeof summaryUnits, from: Date, to: Date): Promise<string[]> {
+  const u = summaryUnits[unit];
   const f = from.toISOString();
   const t = to.toISOString();
   const checks = readinessQuery({
     accountId: a,
     ranges: [[f, t]],
-    bucket: utcDay,
-    buckets: sql`SELECT to_char(d, 'YYYY-MM-DD') FROM generate_series(${f}::timestamptz AT TIME ZONE 'UTC', (${t}::timestamptz AT TIME ZONE 'UTC') - interval '1 day', interval '1 day') d`,
+    bucket: (col: SQL) => sql`to_char(${col} AT TIME ZONE 'UTC', ${sql.raw(u.format)})`,
+    buckets: sql`SELECT to_char(b, ${sql.raw(u.format)})
+                   FROM generate_series(${f}::timestamptz AT TIME ZONE 'UTC', (${t}::timestamptz AT TIME ZONE 'UTC') - interval '${sql.raw(u.step)}', interval '${sql.raw(u.step)}') b`,
   });
-  await db.execute(sql`
-    INSERT INTO ledger_daily_summary (account_id, day, entry_count, by_entry_type, first_seq, last_seq, balance_open, balance_close, events_checked, charged_events)
-    SELECT ${a}, r.b::date, r.entry_count, r.by_entry_type, r.first_seq, r.last_seq, r.balance_open::numeric, r.balance_close::numeric,
-           r.events_checked, r.charged_events
-      FROM (${checks}) r
-     WHERE ${isReadyCondition}
-    ON CONFLICT DO NOTHING`);
+  const ready = await db.execute(sql`
+    WITH r AS MATERIALIZED (${checks}),
+    ins AS (
+      INSERT INTO ${sql.raw(u.table)} (account_id, ${sql.raw(u.key)}, entry_count, by_entry_type, first_seq, last_seq, balance_open, balance_close, events_checked, charged_events)
+      SELECT ${a}, r.b::${sql.raw(u.cast)}, r.entry_count, r.by_entry_type, r.first_seq, r.last_seq, r.balance_open::numeric, r.balance_close::numeric,
+             r.events_checked, r.charged_events
+        FROM r
+       WHERE ${isReadyCondition}
+      ON CONFLICT DO NOTHING
+    )
+    SELECT r.b FROM r WHERE ${isReadyCondition}`);
+  return rows<{ b: string }>(ready).map((r) => r.b);
 }
 
 /**

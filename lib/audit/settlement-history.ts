@@ -9,7 +9,8 @@ import { type ReadinessRow, isReady, readinessQuery, utcDay } from "./readiness-
 import { ensureSealed, fillDailySummaries } from "./seal";
 import { resolveWindow } from "./time-window";
 
-const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 const DAY_KEY = /^\d{4}-\d{2}-\d{2}$/;
 
 export interface SettlementHistoryInput {
@@ -34,7 +35,8 @@ interface DayTotals {
  * are written once, when the day is sealed and its readiness checks pass (so they are
  * ledger-complete by construction) and never change. The open day (today, or a day not sealed
  * yet) and any day that failed readiness are computed live from the ledger and say so
- * (`source: "live"`, `ready`); a failed day that passes later is sealed then.
+ * (`source: "live"`, `ready`), their hours already sealed into `ledger_hourly_summary` taken from
+ * there; a failed day that passes later is sealed then.
  */
 export async function settlementHistory(db: Db, accountId: string, input: SettlementHistoryInput) {
   // Dates are UTC days here: the summary is kept per UTC day.
@@ -87,28 +89,86 @@ export async function settlementHistory(db: Db, accountId: string, input: Settle
   return page(items, input, items.length > input.pageSize);
 }
 
+/** A part of a day's ledger with its totals: a sealed hour, or the part computed live. */
+interface Segment {
+  entry_count: number;
+  by_entry_type: Record<string, { count: number; amount: string }>;
+  first_seq: number | null;
+  last_seq: number | null;
+  balance_open: string | null;
+  balance_close: string | null;
+}
+
 /**
  * The live items of days without a sealed summary (newest first in `days`): a day shows when it
- * has entries in scope or failed readiness. A closed day that passes now (it failed when it was
- * sealed, and was corrected since) is sealed now.
+ * has entries in scope or failed readiness. The hours such a day had sealed while it was open
+ * (today's, mostly) come from `ledger_hourly_summary`, and only the rest is checked live. A
+ * closed day that passes now (it failed when it was sealed, and was corrected since) is sealed now.
  */
 async function liveDays(db: Db, accountId: string, days: string[], types: readonly string[], sealedDayEnd: number | null) {
+  const hours = rows<Segment & { day: string; hour_start: string }>(
+    await db.execute(sql`
+      SELECT d.day::text AS day, to_char(h.hour_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS hour_start,
+             h.entry_count, h.by_entry_type, h.first_seq::float8 AS first_seq, h.last_seq::float8 AS last_seq,
+             h.balance_open::text AS balance_open, h.balance_close::text AS balance_close
+        FROM unnest(${`{${days.join(",")}}`}::date[]) d(day)
+        JOIN ledger_hourly_summary h ON h.account_id = ${accountId}
+         AND h.hour_start >= d.day::timestamp AT TIME ZONE 'UTC' AND h.hour_start < (d.day + 1)::timestamp AT TIME ZONE 'UTC'`),
+  );
+  // Each day minus its sealed hours, oldest first, touching ranges joined: one index range scan each.
+  const sealedHours = new Set(hours.map((h) => Date.parse(h.hour_start)));
+  const ranges: [number, number][] = [];
+  for (const d of [...days].sort()) {
+    const dayStart = Date.parse(`${d}T00:00:00Z`);
+    for (let h = dayStart; h < dayStart + DAY; h += HOUR) {
+      if (sealedHours.has(h)) continue;
+      const last = ranges.at(-1);
+      if (last && last[1] === h) last[1] = h + HOUR;
+      else ranges.push([h, h + HOUR]);
+    }
+  }
   const live = await analytic<ReadinessRow>(
     db,
     readinessQuery({
       accountId,
-      ranges: days.map((d) => [`${d}T00:00:00Z`, new Date(Date.parse(`${d}T00:00:00Z`) + DAY).toISOString()]),
+      ranges: ranges.map(([from, to]) => [new Date(from).toISOString(), new Date(to).toISOString()]),
       bucket: utcDay,
       buckets: sql`SELECT unnest(${`{${days.join(",")}}`}::text[])`,
     }),
   );
+  const items = [];
   for (const d of live) {
     const start = Date.parse(`${d.b}T00:00:00Z`);
-    if (sealedDayEnd !== null && start < sealedDayEnd && isReady(d)) await fillDailySummaries(db, accountId, new Date(start), new Date(start + DAY));
+    let ready = isReady(d);
+    // A closed day without its row failed when it was sealed: it is ready only if the whole day
+    // passes now (its sealed hours could have been joined by a late link since), and then sealed.
+    if (ready && sealedDayEnd !== null && start < sealedDayEnd) ready = (await fillDailySummaries(db, accountId, new Date(start), new Date(start + DAY))).length > 0;
+    const totals = mergeSegments(d.b, [d, ...hours.filter((h) => h.day === d.b)]);
+    if (ready && !Object.keys(totals.by_entry_type).some((k) => types.includes(k))) continue;
+    items.push(item(totals, types, "live", ready));
   }
-  return live
-    .filter((d) => !isReady(d) || Object.keys(d.by_entry_type).some((k) => types.includes(k)))
-    .map((d) => item({ day: d.b, entry_count: d.entry_count, by_entry_type: d.by_entry_type, balance_open: d.balance_open, balance_close: d.balance_close }, types, "live", isReady(d)));
+  return items;
+}
+
+/** A day's totals from its disjoint segments: counts and amounts summed, balances from its first and last row by `seq`. */
+function mergeSegments(day: string, segments: Segment[]): DayTotals {
+  const byType: Segment["by_entry_type"] = {};
+  for (const s of segments) {
+    for (const [type, v] of Object.entries(s.by_entry_type)) {
+      const sum = byType[type];
+      byType[type] = sum ? { count: sum.count + v.count, amount: credits(sum.amount).plus(v.amount).toFixed() } : { count: v.count, amount: v.amount };
+    }
+  }
+  const withRows = segments.filter((s) => s.first_seq !== null && s.last_seq !== null);
+  const first = withRows.reduce<Segment | null>((m, s) => (m === null || s.first_seq! < m.first_seq! ? s : m), null);
+  const last = withRows.reduce<Segment | null>((m, s) => (m === null || s.last_seq! > m.last_seq! ? s : m), null);
+  return {
+    day,
+    entry_count: segments.reduce((n, s) => n + s.entry_count, 0),
+    by_entry_type: byType,
+    balance_open: first?.balance_open ?? null,
+    balance_close: last?.balance_close ?? null,
+  };
 }
 
 function page(items: ReturnType<typeof item>[], input: SettlementHistoryInput, hasMore: boolean) {

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/types";
+import { ensureUsagePartitions } from "../db/partitions";
 import { rows } from "../db/row-sql";
 import { deleteExpiredResults } from "../execution/result-store";
 import { countReservationsReleased } from "../observability/metrics";
@@ -77,9 +78,18 @@ export async function sweepExpiredReservations(db: Db, batchSize = 100): Promise
   return released;
 }
 
-/** Runs the sweeper periodically (expired reservations, expired stored results, expired credit grants, notices of grants about to expire); returns a function that stops it. */
+/**
+ * Runs the sweeper periodically (expired reservations, expired stored results, expired credit
+ * grants, notices of grants about to expire; once an hour, the usage_events partitions of the
+ * months ahead); returns a function that stops it.
+ */
 export function startReservationSweeper(db: Db, intervalMs = 15_000, onError?: (err: Error) => void): () => void {
+  let partitionsCheckedAt = 0;
   const timer = setInterval(() => {
+    if (Date.now() - partitionsCheckedAt >= 3_600_000) {
+      partitionsCheckedAt = Date.now();
+      ensureUsagePartitions(db).catch((err: Error) => onError?.(err));
+    }
     sweepExpiredReservations(db).catch((err: Error) => onError?.(err));
     deleteExpiredResults(db).catch((err: Error) => onError?.(err));
     expireCreditGrants(db).catch((err: Error) => onError?.(err));

@@ -66,6 +66,19 @@ export const ledgerHourlyRollup = pgTable(
   (t) => [index("ledger_rollup_account_hour_idx").on(t.accountId, t.hourStart)],
 );
 
+/** A settlement summary's measures and readiness evidence (fresh builders per table). */
+const settlementSummaryColumns = () => ({
+  entryCount: integer("entry_count").notNull(),
+  byEntryType: jsonb("by_entry_type").notNull(),
+  firstSeq: bigint("first_seq", { mode: "number" }),
+  lastSeq: bigint("last_seq", { mode: "number" }),
+  balanceOpen: credits("balance_open"),
+  balanceClose: credits("balance_close"),
+  eventsChecked: integer("events_checked").notNull(),
+  chargedEvents: integer("charged_events").notNull(),
+  sealedAt: tsz("sealed_at").notNull().defaultNow(),
+});
+
 /**
  * The settlement history: one row per account and closed UTC day, written only when the ledger
  * readiness checks pass for that whole day (so every row is ledger-complete), never rewritten.
@@ -73,18 +86,17 @@ export const ledgerHourlyRollup = pgTable(
  */
 export const ledgerDailySummary = pgTable(
   "ledger_daily_summary",
-  {
-    accountId: text("account_id").notNull(),
-    day: date("day", { mode: "string" }).notNull(),
-    entryCount: integer("entry_count").notNull(),
-    byEntryType: jsonb("by_entry_type").notNull(),
-    firstSeq: bigint("first_seq", { mode: "number" }),
-    lastSeq: bigint("last_seq", { mode: "number" }),
-    balanceOpen: credits("balance_open"),
-    balanceClose: credits("balance_close"),
-    eventsChecked: integer("events_checked").notNull(),
-    chargedEvents: integer("charged_events").notNull(),
-    sealedAt: tsz("sealed_at").notNull().defaultNow(),
-  },
+  { accountId: text("account_id").notNull(), day: date("day", { mode: "string" }).notNull(), ...settlementSummaryColumns() },
   (t) => [primaryKey({ name: "ledger_daily_summary_pk", columns: [t.accountId, t.day] })],
+);
+
+/**
+ * The same per UTC hour, for the hours sealed while their day was still open (a day completed by
+ * the seal has its daily row instead): readers check only the unsealed tail of today live. Written
+ * only for hours that pass every check; the checks compose, so a day is ready iff all its hours are.
+ */
+export const ledgerHourlySummary = pgTable(
+  "ledger_hourly_summary",
+  { accountId: text("account_id").notNull(), hourStart: tsz("hour_start").notNull(), ...settlementSummaryColumns() },
+  (t) => [primaryKey({ name: "ledger_hourly_summary_pk", columns: [t.accountId, t.hourStart] })],
 );
