@@ -97,9 +97,14 @@ async function sealStep(tx: Db, a: string): Promise<{ done: boolean; sealedUntil
        GROUP BY 2, ${sql.raw(USAGE_DIMS)}`);
     await fillDailySummaries(tx, a, new Date(dayFrom), new Date(dayTo));
   }
-  // Hours of the day this step leaves open, [max(from, floor_day(to)), to): readers would check
-  // them live until the day completes. Hours of completed days are covered by their daily row.
-  const openFrom = Math.max(from, dayTo);
+  // Hours of the day this step leaves open, from the first without a summary row to `to`: readers
+  // would check them live until the day completes. Hours of completed days are covered by their
+  // daily row. Normally that is this step's hours; after an upgrade (hours sealed before hourly
+  // summaries existed) it is the whole open day once.
+  const last = rows<{ h: Date | string | null }>(
+    await tx.execute(sql`SELECT max(hour_start) AS h FROM ledger_hourly_summary WHERE account_id = ${a} AND hour_start >= ${new Date(dayTo).toISOString()}::timestamptz`),
+  )[0].h;
+  const openFrom = last === null ? dayTo : Math.max(dayTo, new Date(last).getTime() + HOUR);
   if (to > openFrom) await fillSummaries(tx, a, "hour", new Date(openFrom), new Date(to));
 
   await tx.execute(sql`UPDATE audit_seal_state SET sealed_until = ${t}::timestamptz, updated_at = now() WHERE account_id = ${a}`);

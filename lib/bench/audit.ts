@@ -101,6 +101,8 @@ async function main() {
       results.push([c.name, p(0.5).toFixed(1), p(0.95).toFixed(1), `< ${c.goal}`, p(0.95) < c.goal ? "ok" : "MISSED"]);
     }
 
+    console.log(`\nbench:audit — PostgreSQL, ${EVENTS.toLocaleString("en")} usage events over ${DAYS} days in ${ACCOUNTS} account(s), the measured one holding ${ACCOUNTS === 1 ? "all" : "half"} of them; ${ITERATIONS} requests per case after ${WARMUP} warm-up, sequential, over HTTP (keep-alive) to the API in a child process\n`);
+    printTable(["case", "p50 ms", "p95 ms", "goal", ""], results);
     // The export runs on a fresh server process, so its RSS is the export's and not what the
     // latency cases left in the heap.
     server.kill("SIGTERM");
@@ -127,8 +129,6 @@ async function main() {
     peak = Math.max(peak, rss(exporter.process.pid!));
     const hwm = vmHwm(exporter.process.pid!);
 
-    console.log(`\nbench:audit — PostgreSQL, ${EVENTS.toLocaleString("en")} usage events over ${DAYS} days in ${ACCOUNTS} account(s), the measured one holding ${ACCOUNTS === 1 ? "all" : "half"} of them; ${ITERATIONS} requests per case after ${WARMUP} warm-up, sequential, over HTTP (keep-alive) to the API in a child process\n`);
-    printTable(["case", "p50 ms", "p95 ms", "goal", ""], results);
     const rowsPerSecond = (lines - 1) / exportSeconds;
     console.log(
       `\nCSV export of the account's rows: ${(lines - 1).toLocaleString("en")} rows, ${(bytes / 1e6).toFixed(0)} MB in ${exportSeconds.toFixed(1)} s, ` +
