@@ -59,6 +59,8 @@ export interface ReadinessScope {
 }
 
 const CHARGED = sql.raw(`('charged', 'failed_charged_review')`);
+/** An event written with its ledger row (alias `led`): within a day of it. */
+const NEAR = sql.raw(`e.created_at >= led.created_at - interval '1 day' AND e.created_at <= led.created_at + interval '1 day'`);
 
 export function readinessQuery({ accountId: a, ranges, bucket, buckets }: ReadinessScope): SQL {
   const ec = sql.raw("e.created_at");
@@ -101,18 +103,20 @@ export function readinessQuery({ accountId: a, ranges, bucket, buckets }: Readin
       ${perRange(
         lc,
         (range) => sql`SELECT l.id, l.seq, l.entry_type, l.amount_credits AS amount, l.balance_before, l.balance_after, l.usage_event_id,
-                              l.execution_id, l.entry_type LIKE 'consume%' AND l.entry_type <> 'consume_payment_refund' AS needs_event,
+                              l.execution_id, l.created_at, l.entry_type LIKE 'consume%' AND l.entry_type <> 'consume_payment_refund' AS needs_event,
                               ${bucket(lc)} AS b,
                               (SELECT p.balance_after FROM credits_ledger p WHERE p.account_id = ${a} AND p.seq < l.seq ORDER BY p.seq DESC LIMIT 1) AS prev_after
                          FROM credits_ledger l WHERE l.account_id = ${a} AND ${range}`,
       )}
     ), led_links AS (
-      SELECT led.id AS ledger_id, e.id AS event_id FROM led JOIN usage_events e ON e.credits_ledger_entry_id = led.id AND e.account_id = ${a}
+      -- A consume row and its event are written by one statement (one created_at); the day either
+      -- side lets a probe read the partitions of those days only, not every month's index.
+      SELECT led.id AS ledger_id, e.id AS event_id FROM led JOIN usage_events e ON e.credits_ledger_entry_id = led.id AND e.account_id = ${a} AND ${NEAR}
       UNION
-      SELECT led.id, e.id FROM led JOIN usage_events e ON e.id = led.usage_event_id AND e.account_id = ${a}
+      SELECT led.id, e.id FROM led JOIN usage_events e ON e.id = led.usage_event_id AND e.account_id = ${a} AND ${NEAR}
       UNION
       SELECT led.id, e.id FROM led JOIN usage_events e
-          ON e.execution_id = led.execution_id AND e.account_id = ${a} AND e.charge_outcome IN ${CHARGED}
+          ON e.execution_id = led.execution_id AND e.account_id = ${a} AND e.charge_outcome IN ${CHARGED} AND ${NEAR}
     ), per_led AS (
       SELECT led.id, led.seq, led.b, led.amount, led.balance_before, led.balance_after, led.prev_after, led.needs_event, count(k.event_id) AS n
         FROM led LEFT JOIN led_links k ON k.ledger_id = led.id
