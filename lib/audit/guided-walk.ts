@@ -7,7 +7,7 @@ import { type UsageFilters, and, usageConditions } from "./usage-filters";
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
 /** Beyond this many hours the page is deep; the plain walk of the list index is then as good. */
-const MAX_HOURS = 400;
+const MAX_HOURS = 200;
 
 /** [from, to): instants; null = unbounded. */
 export type WalkRange = [Date | null, Date | null];
