@@ -7,7 +7,11 @@ import { withAnomalyScope } from "./ready-days";
 import { type WindowRequest, inWindow, resolveWindow } from "./time-window";
 import { type UsageFilters, and, anomaliesOf, usageConditions } from "./usage-filters";
 
-/** Rows per keyset batch: one indexed range query each; memory is bounded by one batch. */
+/**
+ * Most rows per keyset batch (fewer when rows are large): one indexed range query each. The planner
+ * prices the anomaly probes at ~34 a row, so 1,000 rows stay well below the default jit_above_cost
+ * (100,000); compiling a batch's plan took ~100 ms, running it ~10 ms.
+ */
 export const EXPORT_BATCH = 1000;
 
 const US = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
@@ -97,10 +101,12 @@ export async function exportUsageCsv(db: Db, accountId: string, input: UsageExpo
                  e.settlement_result::text AS settlement_result, trim_scale(e.pre_settlement_amount_credits)::text AS pre,
                  trim_scale(e.settled_amount_credits)::text AS settled, trim_scale(e.requested_amount_credits)::text AS requested,
                  trim_scale(e.actual_amount_credits)::text AS actual, e.execution_outcome::text AS execution_outcome, e.outcome,
-                 e.credits_ledger_entry_id, e.display_target, e.billing_summary, e.model, e.cache_hit,
-                 array_to_string(${anomaliesOf}, ';') AS anomalies, e.channel
+                 e.credits_ledger_entry_id, e.display_target, e.billing_summary, e.model, e.cache_hit, a.anomalies, e.channel
                  ${details ? sql`, e.request_payload::text AS request_payload, e.response_payload_summary::text AS response_payload_summary` : sql``}
             FROM usage_events e
+           -- Planned with the whole range, the anomaly checks become hashed subplans that read every ledger row
+           -- of the database once per batch; kept in their own subquery (OFFSET 0) they are index probes per row.
+           CROSS JOIN LATERAL (SELECT array_to_string(${anomaliesOf}, ';') AS anomalies OFFSET 0) a
            WHERE ${where} ${after ? sql`AND (e.created_at, e.id) < (${after.ts}::timestamptz, ${after.id}::uuid)` : sql``}
            ORDER BY e.created_at DESC NULLS LAST, e.id DESC NULLS LAST
            LIMIT ${limit}`),
