@@ -3,6 +3,7 @@ import type { Db } from "../db/types";
 import { newUuid } from "../ids";
 import { creditsToSql } from "../money";
 import { deriveChargeOutcome } from "../billing/charge-outcome";
+import { compactUsageRow } from "./usage-compact";
 
 export type BillingSnapshotStatus = "captured" | "not_applicable" | "missing";
 
@@ -45,11 +46,14 @@ export interface UsageEventInput {
   runId?: string | null;
 }
 
-/** Builds the usage_events row; every writer goes through here so fields are filled consistently. */
+/**
+ * Builds the usage_events row as stored; every writer goes through here so fields are filled
+ * consistently. JSON keys that repeat a column are left out (`compactUsageRow`): the readers put them back.
+ */
 export function usageEventRow(input: UsageEventInput): typeof usageEvents.$inferInsert {
   const settled = creditsToSql(input.settledAmount);
   const billable = input.billableSuccess ?? input.success;
-  return {
+  return compactUsageRow({
     id: input.id ?? newUuid(),
     accountId: input.accountId,
     apiKeyId: input.apiKeyId ?? null,
@@ -87,7 +91,7 @@ export function usageEventRow(input: UsageEventInput): typeof usageEvents.$infer
     cacheHit: input.cacheHit ?? false,
     model: input.model ?? null,
     runId: input.runId ?? null,
-  };
+  });
 }
 
 export async function recordUsageEvent(db: Db, input: UsageEventInput): Promise<string> {

@@ -2,16 +2,19 @@ import { type SQL, sql } from "drizzle-orm";
 import { creditsToNumber } from "../money";
 import type { UsageEventItem } from "./schemas";
 import { anomaliesOf } from "./usage-filters";
+import { sourceRefId, usageJson } from "./usage-compact";
 
 /** The columns of a usage event item (alias `e`); the audit payloads only with details. */
 export function usageItemColumns(details: boolean): SQL {
-  return sql`e.id, e.event_type, e.channel, e.source_system, e.source_ref_type, e.source_ref_id, e.session_id, e.search_id, e.execution_id,
-    e.tool_id, e.api_key_id, e.success, e.billable_success, e.charge_outcome, e.reason_code, e.error_message, e.duration_ms,
-    e.billing_snapshot_status, e.billing_rule_snapshot, e.pre_settlement_bill, e.settlement_result,
+  return sql`e.id, e.event_type, e.channel, e.source_system, e.source_ref_type, ${sourceRefId()} AS source_ref_id, e.session_id, e.search_id,
+    e.execution_id, e.tool_id, e.api_key_id, e.success, e.billable_success, e.charge_outcome, e.reason_code, e.error_message, e.duration_ms,
+    e.billing_snapshot_status, e.billing_rule_snapshot, ${usageJson("pre_settlement_bill")} AS pre_settlement_bill,
+    ${usageJson("settlement_result")} AS settlement_result,
     e.pre_settlement_amount_credits::text AS pre_settlement_amount_credits, e.settled_amount_credits::text AS settled_amount_credits,
     e.requested_amount_credits::text AS requested_amount_credits, e.actual_amount_credits::text AS actual_amount_credits,
-    e.execution_outcome, e.outcome, e.credits_ledger_entry_id, e.display_target, e.billing_summary, e.model, e.cache_hit,
-    ${anomaliesOf} AS anomalies, ${details ? sql`e.request_payload, e.response_payload_summary,` : sql``}
+    ${usageJson("execution_outcome")} AS execution_outcome, e.outcome, e.credits_ledger_entry_id, e.display_target, e.billing_summary,
+    e.model, e.cache_hit, ${anomaliesOf} AS anomalies,
+    ${details ? sql`${usageJson("request_payload")} AS request_payload, e.response_payload_summary,` : sql``}
     e.created_at`;
 }
 

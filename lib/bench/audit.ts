@@ -19,6 +19,8 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { sql } from "drizzle-orm";
 import { statusField } from "./harness";
+import { printStorage } from "./storage-report";
+import { type CompactJsonColumn, compactJsonText, compactSourceRefIdText, usageJsonText } from "../audit/usage-compact";
 
 process.env.PUBLIC_URL ??= "http://tollgate.bench";
 process.env.LOG_LEVEL ??= "warn";
@@ -151,30 +153,6 @@ async function main() {
  * Bytes per usage event: the table (heap and TOAST) and each index, summed over partitions when
  * the table is partitioned (pg_partition_tree lists a plain table as itself), then the other tables.
  */
-async function printStorage(db: import("../db/types").Db) {
-  const rows = async <T>(q: ReturnType<typeof sql>) => ((await db.execute(q)) as unknown as { rows: T[] }).rows;
-  // A relation and, when it is partitioned, its partitions (pg_partition_tree lists nothing for a plain table).
-  await db.execute(sql`CREATE OR REPLACE FUNCTION pg_temp.tg_bench_tree(rel text) RETURNS SETOF regclass LANGUAGE sql AS
-    $$ SELECT relid FROM pg_partition_tree(rel::regclass) WHERE relid <> rel::regclass UNION ALL SELECT rel::regclass $$`);
-  const [{ n }] = await rows<{ n: string }>(sql`SELECT count(*) AS n FROM usage_events`);
-  const events = Number(n);
-  const parts = await rows<{ name: string; bytes: string }>(sql`
-    SELECT 'table (heap + TOAST)' AS name, sum(pg_table_size(r)) AS bytes FROM pg_temp.tg_bench_tree('usage_events') r
-    UNION ALL
-    SELECT i.indexname, (SELECT sum(pg_relation_size(r)) FROM pg_temp.tg_bench_tree(format('%I', i.indexname)) r)
-      FROM pg_indexes i WHERE i.tablename = 'usage_events'`);
-  const total = parts.reduce((t, p) => t + Number(p.bytes), 0);
-  console.log(`\nStorage per usage event (${events.toLocaleString("en")} events): ${Math.round(total / events)} bytes in all`);
-  for (const p of parts.sort((a, b) => Number(b.bytes) - Number(a.bytes)))
-    console.log(`  ${p.name.padEnd(34)} ${String(Math.round(Number(p.bytes) / events)).padStart(5)} B/event  ${(Number(p.bytes) / 2 ** 20).toFixed(0).padStart(6)} MB`);
-  const sizes = await rows<{ table: string; size: string }>(sql`
-    SELECT t AS table, pg_size_pretty((SELECT sum(pg_total_relation_size(r)) FROM pg_temp.tg_bench_tree(t) r)) AS size
-      FROM unnest(ARRAY['usage_events', 'credits_ledger', 'executions', 'searches', 'usage_hourly_rollup', 'usage_daily_rollup',
-                        'ledger_hourly_rollup', 'ledger_daily_summary']) t`);
-  console.log("\nTable sizes (with indexes):");
-  for (const r of sizes) console.log(`  ${r.table.padEnd(22)} ${r.size}`);
-}
-
 /**
  * The bulk load: every row by INSERT ... SELECT, secondary indexes rebuilt once at the end.
  * Events come in groups of 20 (a search, then the Inspects and Calls made with it); a group
@@ -244,12 +222,21 @@ async function load(db: import("../db/types").Db, freshDatabase: boolean) {
                         WHEN g % 40 = 19 THEN 'capabilities_query' ELSE 'model_call' END AS et
               FROM generate_series(1, ${EVENTS}::int) g) x
       JOIN bench_accounts ba ON ba.idx = x.a`);
-  await run(sql`
-    INSERT INTO usage_events (id, account_id, api_key_id, event_type, source_system, source_ref_type, source_ref_id, session_id, search_id,
+  // Each event is built whole (f), then stored as the product stores it: without the JSON keys that repeat a column.
+  const eventColumns = `id, account_id, api_key_id, event_type, source_system, source_ref_type, source_ref_id, session_id, search_id,
       execution_id, tool_id, success, billable_success, charge_outcome, reason_code, error_message, duration_ms, billing_snapshot_status,
       billing_rule_snapshot, pre_settlement_bill, settlement_result, pre_settlement_amount_credits, settled_amount_credits,
       requested_amount_credits, actual_amount_credits, execution_outcome, outcome, credits_ledger_entry_id, display_target,
-      billing_summary, request_payload, response_payload_summary, created_at)
+      billing_summary, request_payload, response_payload_summary, cache_hit, created_at`;
+  const stored = eventColumns
+    .split(",")
+    .map((c) => c.trim())
+    .map((c) =>
+      c === "source_ref_id" ? compactSourceRefIdText("f") : ["pre_settlement_bill", "settlement_result", "execution_outcome", "request_payload"].includes(c) ? compactJsonText(c as CompactJsonColumn, "f") : `f.${c}`,
+    );
+  await run(sql`
+    INSERT INTO usage_events (${sql.raw(eventColumns)})
+    SELECT ${sql.raw(stored.join(", "))} FROM (
     SELECT (lpad(to_hex((extract(epoch from ts) * 1000)::bigint), 12, '0') || '7' || lpad(to_hex(g % 4096), 3, '0') || '8'
               || lpad(to_hex(g), 15, '0'))::uuid,
            account_id, api_key_id, et, 'tollgate', CASE WHEN call THEN 'execution' ELSE 'search' END,
@@ -268,14 +255,15 @@ async function load(db: import("../db/types").Db, freshDatabase: boolean) {
            CASE WHEN amt > 0 THEN amt || ' credits (per call)' ELSE 'Not charged' END,
            jsonb_build_object('tool_id', 'builtin.finance.compound_interest', 'parameters', jsonb_build_object('principal', g % 1000, 'years', 2)),
            jsonb_build_object('success', co IN ('charged', 'included'), 'size_bytes', 100 + g % 900),
-           ts
+           false, ts
       FROM bench_gen,
       LATERAL (SELECT et IN ('tool_execute', 'capabilities_query') AS call,
                       CASE WHEN co IN ('charged', 'failed_charged_review') THEN (ARRAY[1, 2, 5, 0.25])[1 + (g / 20) % 4]::numeric ELSE 0::numeric END AS amt,
                       CASE WHEN co IN ('charged', 'included') THEN 'result.valid' WHEN co = 'failed_charged_review' THEN 'provider.error'
                            ELSE (ARRAY['provider.http_error', 'transport.timeout', 'validation_error', 'result.empty'])[1 + g % 4] END AS rc) r,
       LATERAL (SELECT CASE rc WHEN 'result.valid' THEN 'success' WHEN 'provider.error' THEN 'provider_error' WHEN 'provider.http_error' THEN 'provider_error'
-                      WHEN 'transport.timeout' THEN 'transport_error' WHEN 'validation_error' THEN 'validation_error' ELSE 'empty' END AS oc) o`);
+                      WHEN 'transport.timeout' THEN 'transport_error' WHEN 'validation_error' THEN 'validation_error' ELSE 'empty' END AS oc) o
+    ) AS f(${sql.raw(eventColumns)})`);
   const loaded = sql`account_id IN (SELECT account_id FROM bench_accounts)`;
   await run(sql`
     INSERT INTO executions (id, account_id, api_key_id, tool_id, provider_id, search_id, session_id, status, reserved_credits, parameters,
@@ -300,7 +288,8 @@ async function load(db: import("../db/types").Db, freshDatabase: boolean) {
         SELECT credits_ledger_entry_id AS id, account_id, api_key_id,
                CASE event_type WHEN 'model_call' THEN 'consume_model_call' ELSE 'consume_tool_execute' END AS entry_type,
                -actual_amount_credits AS amount, 'tollgate' AS src, 'execution' AS reft, coalesce(execution_id, id::text) AS refid,
-               execution_id AS exe, CASE WHEN execution_id IS NULL THEN id END AS evid, pre_settlement_bill AS psb, settlement_result AS sr,
+               execution_id AS exe, CASE WHEN execution_id IS NULL THEN id END AS evid,
+               ${sql.raw(usageJsonText("pre_settlement_bill", "usage_events"))} AS psb, ${sql.raw(usageJsonText("settlement_result", "usage_events"))} AS sr,
                jsonb_build_object('credit_split', jsonb_build_object('bonus', '0', 'reward', '0', 'paid', actual_amount_credits::text)) AS meta,
                'Call builtin.finance.compound_interest' AS descr, created_at AS ts
           FROM usage_events WHERE ${loaded} AND credits_ledger_entry_id IS NOT NULL

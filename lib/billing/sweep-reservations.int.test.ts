@@ -6,6 +6,7 @@ import { importDemoCatalog } from "../testing/catalog";
 import { assertLedgerInvariants } from "../testing/invariants";
 import { verifyLedger } from "../audit/verify";
 import { creditBalances, delegationSpend, executions, usageEvents } from "../db/schema";
+import { getUsageEvent } from "../audit/usage-history";
 import { reserveCall, settleReservedCall } from "../execution/settle";
 import { sweepExpiredReservations } from "./sweep-reservations";
 import { newId } from "../ids";
@@ -59,10 +60,20 @@ describe("sweepExpiredReservations", () => {
       reasonCode: "transport.execution_failed",
       creditsLedgerEntryId: null,
       billingRuleSnapshot: { unit: "call", amount_credits: 1 },
-      settlementResult: { settled_amount_credits: 0, released_by: "reservation_sweeper" },
     });
     expect(Number(recorded[0].requestedAmountCredits)).toBe(3);
     expect(Number(recorded[0].actualAmountCredits)).toBe(0);
+    // As the audit API reads it (stored without the keys that repeat a column, lib/audit/usage-compact.ts).
+    const item = await getUsageEvent(database.db, a.accountId, recorded[0].id);
+    expect(item).toMatchObject({
+      source_ref_type: "execution",
+      source_ref_id: id,
+      pre_settlement_bill: { execution_id: id, summary: "Not charged", list_amount_credits: 0 },
+      settlement_result: { settled_amount_credits: 0, released_by: "reservation_sweeper" },
+      execution_outcome: { outcome: "transport_error", reason_code: "transport.execution_failed", charge_outcome: "failed_not_charged", cache_hit: false },
+      request_payload: { tool_id: TOOL },
+    });
+    expect(recorded[0].preSettlementBill).toEqual({ summary: "Not charged" });
     await assertLedgerInvariants(database.db, a.accountId);
   });
 

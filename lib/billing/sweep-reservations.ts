@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { ensureUsagePartitions } from "../db/partitions";
 import { rows } from "../db/row-sql";
+import { compactJsonText, compactSourceRefIdText } from "../audit/usage-compact";
 import { deleteExpiredResults } from "../execution/result-store";
 import { countReservationsReleased } from "../observability/metrics";
 import { expireCreditGrants, notifyExpiringGrants } from "./expire-grants";
@@ -52,25 +53,37 @@ export async function sweepExpiredReservations(db: Db, batchSize = 100): Promise
     ), tok AS (
       UPDATE delegation_spend ds SET reserved_credits = greatest(ds.reserved_credits - pt.total, 0)
         FROM per_token pt JOIN tokens t ON t.jti = pt.delegation_jti WHERE ds.jti = pt.delegation_jti
+    ), full_event AS (
+      -- The event as written; the insert below stores it without the JSON keys that repeat a column.
+      SELECT gen_random_uuid() AS id, ex.account_id, ex.api_key_id, 'tool_execute' AS event_type, 'execution' AS source_ref_type,
+             ex.id AS source_ref_id, ex.session_id, ex.search_id, ex.id AS execution_id, ex.tool_id,
+             'failed_not_charged' AS charge_outcome, 'transport.execution_failed' AS reason_code,
+             (extract(epoch from now() - ex.created_at) * 1000)::int AS duration_ms,
+             CASE WHEN t.id IS NULL THEN 'missing' ELSE 'captured' END AS billing_snapshot_status,
+             coalesce(t.billing_rule, CASE WHEN t.id IS NULL THEN NULL ELSE '{"unit":"free","amount_credits":0}'::jsonb END) AS billing_rule_snapshot,
+             jsonb_build_object('execution_id', ex.id, 'summary', 'Not charged', 'list_amount_credits', 0) AS pre_settlement_bill,
+             jsonb_build_object('settled_amount_credits', 0, 'released_by', 'reservation_sweeper') AS settlement_result,
+             0::numeric AS pre_settlement_amount_credits, 0::numeric AS settled_amount_credits, ex.reserved_credits AS requested_amount_credits,
+             jsonb_build_object('outcome', 'transport_error', 'reason_code', 'transport.execution_failed',
+                                'charge_outcome', 'failed_not_charged', 'cache_hit', false) AS execution_outcome,
+             'transport_error' AS outcome, 'Not charged: reservation released' AS billing_summary, ex.tool_id AS display_target,
+             jsonb_build_object('tool_id', ex.tool_id, 'parameters', ex.parameters) AS request_payload, false AS cache_hit, ex.model, ex.run_id
+        FROM ex LEFT JOIN tools t ON t.id = ex.tool_id
     ), ev AS (
       INSERT INTO usage_events (id, account_id, api_key_id, event_type, source_system, source_ref_type, source_ref_id,
                                 session_id, search_id, execution_id, tool_id, success, billable_success, charge_outcome,
                                 reason_code, error_message, duration_ms, billing_snapshot_status, billing_rule_snapshot, pre_settlement_bill,
-                                settlement_result, requested_amount_credits, execution_outcome, outcome, billing_summary,
-                                display_target, request_payload, model, run_id)
-      SELECT gen_random_uuid(), ex.account_id, ex.api_key_id, 'tool_execute', 'tollgate', 'execution', ex.id,
-             ex.session_id, ex.search_id, ex.id, ex.tool_id, false, false, 'failed_not_charged',
-             'transport.execution_failed', 'The call did not complete; its credit reservation was released',
-             (extract(epoch from now() - ex.created_at) * 1000)::int,
-             CASE WHEN t.id IS NULL THEN 'missing' ELSE 'captured' END,
-             coalesce(t.billing_rule, CASE WHEN t.id IS NULL THEN NULL ELSE '{"unit":"free","amount_credits":0}'::jsonb END),
-             jsonb_build_object('execution_id', ex.id, 'summary', 'Not charged', 'list_amount_credits', 0),
-             jsonb_build_object('settled_amount_credits', 0, 'released_by', 'reservation_sweeper'),
-             ex.reserved_credits,
-             jsonb_build_object('outcome', 'transport_error', 'reason_code', 'transport.execution_failed'),
-             'transport_error', 'Not charged: reservation released', ex.tool_id,
-             jsonb_build_object('tool_id', ex.tool_id, 'parameters', ex.parameters), ex.model, ex.run_id
-        FROM ex LEFT JOIN tools t ON t.id = ex.tool_id
+                                settlement_result, pre_settlement_amount_credits, settled_amount_credits, actual_amount_credits,
+                                requested_amount_credits, execution_outcome, outcome, billing_summary, display_target, request_payload,
+                                cache_hit, model, run_id)
+      SELECT f.id, f.account_id, f.api_key_id, f.event_type, 'tollgate', f.source_ref_type, ${sql.raw(compactSourceRefIdText("f"))},
+             f.session_id, f.search_id, f.execution_id, f.tool_id, false, false, f.charge_outcome,
+             f.reason_code, 'The call did not complete; its credit reservation was released', f.duration_ms, f.billing_snapshot_status,
+             f.billing_rule_snapshot, ${sql.raw(compactJsonText("pre_settlement_bill", "f"))}, ${sql.raw(compactJsonText("settlement_result", "f"))},
+             f.pre_settlement_amount_credits, f.settled_amount_credits, f.settled_amount_credits, f.requested_amount_credits,
+             ${sql.raw(compactJsonText("execution_outcome", "f"))}, f.outcome, f.billing_summary, f.display_target,
+             ${sql.raw(compactJsonText("request_payload", "f"))}, f.cache_hit, f.model, f.run_id
+        FROM full_event f
     )
     SELECT count(*)::int AS released FROM ex`);
   const released = rows<{ released: number }>(result)[0]?.released ?? 0;

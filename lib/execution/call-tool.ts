@@ -177,7 +177,8 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
     billingSnapshotStatus: f.tool ? "captured" : "not_applicable",
     billingRuleSnapshot: f.tool ? (f.tool.billingRule ?? { unit: "free", amount_credits: 0 }) : null,
     preSettlementBill: { execution_id: executionId, summary: "Not charged", list_amount_credits: 0 },
-    executionOutcome: { outcome: outcomeOf[f.reason], reason_code: f.reason },
+    // The execution_outcome the Call answered with (its charge_outcome and cache_hit are columns too).
+    executionOutcome: { outcome: outcomeOf[f.reason], reason_code: f.reason, charge_outcome: "failed_not_charged", cache_hit: false },
     displayTarget: f.tool?.name ?? f.toolId,
     billingSummary: `Not charged: ${f.reason}`,
     requestPayload: f.requestPayload,

@@ -14,6 +14,7 @@ import { appSecrets, creditBalances, creditsLedger, executions, storedResults, u
 import { deleteExpiredResults } from "../../execution/result-store";
 import { rows } from "../../db/row-sql";
 import { sweepExpiredReservations } from "../../billing/sweep-reservations";
+import { getUsageEvent } from "../../audit/usage-history";
 import type { Database } from "../../db/types";
 
 // Truncated results are written under DATA_DIR/results: keep them out of the working tree.
@@ -142,11 +143,15 @@ describe("Call: charging", () => {
       reasonCode: "result.valid",
       billingSnapshotStatus: "captured",
       billingRuleSnapshot: { unit: "call", amount_credits: 1 },
-      preSettlementBill: { execution_id: body.execution_id, summary: "1 credit (per call)", list_amount_credits: 1 },
-      settlementResult: { settled_amount_credits: 1 },
-      executionOutcome: { outcome: "success", reason_code: "result.valid", charge_outcome: "charged", cache_hit: false },
       cacheHit: false,
       creditsLedgerEntryId: ledger.id,
+    });
+    // The audit record as read (stored without the JSON keys that repeat a column: lib/audit/usage-compact.ts).
+    expect(await getUsageEvent(database.db, a.accountId, event.id)).toMatchObject({
+      pre_settlement_bill: { execution_id: body.execution_id, summary: "1 credit (per call)", list_amount_credits: 1 },
+      settlement_result: { settled_amount_credits: 1, quote_exact: true },
+      execution_outcome: { outcome: "success", reason_code: "result.valid", charge_outcome: "charged", cache_hit: false },
+      request_payload: { tool_id: COMPOUND, search_id: "srch_test1", session_id: "sess-1", model: "gpt-test" },
     });
     for (const amount of [event.requestedAmountCredits, event.actualAmountCredits, event.settledAmountCredits, event.preSettlementAmountCredits]) {
       expect(Number(amount)).toBe(1);
@@ -649,7 +654,9 @@ describe("Call: provider cache", () => {
     const second = await call(a.apiKey, req);
     expect(second.body).toMatchObject({ success: true, result: first.body.result, execution_outcome: { cache_hit: true, charge_outcome: "included" } });
     expect(hits()).toBe(1);
-    expect((await eventsOf(second.body.execution_id))[0]).toMatchObject({ cacheHit: true, executionOutcome: { cache_hit: true } });
+    const cached = (await eventsOf(second.body.execution_id))[0];
+    expect(cached).toMatchObject({ cacheHit: true });
+    expect((await getUsageEvent(database.db, cached.accountId, cached.id)).execution_outcome).toMatchObject({ cache_hit: true });
     expect((await executionOf(second.body.execution_id)).cacheHit).toBe(true);
 
     const bypass = await call(a.apiKey, req, { headers: { "X-Service-Cache-Mode": "bypass" } });

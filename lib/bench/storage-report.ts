@@ -1,0 +1,27 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/types";
+
+/** Prints the bytes each usage event takes (table and every index, summed over partitions) and the main tables' sizes. */
+export async function printStorage(db: Db) {
+  const rows = async <T>(q: ReturnType<typeof sql>) => ((await db.execute(q)) as unknown as { rows: T[] }).rows;
+  // A relation and, when it is partitioned, its partitions (pg_partition_tree lists nothing for a plain table).
+  await db.execute(sql`CREATE OR REPLACE FUNCTION pg_temp.tg_bench_tree(rel text) RETURNS SETOF regclass LANGUAGE sql AS
+    $$ SELECT relid FROM pg_partition_tree(rel::regclass) WHERE relid <> rel::regclass UNION ALL SELECT rel::regclass $$`);
+  const [{ n }] = await rows<{ n: string }>(sql`SELECT count(*) AS n FROM usage_events`);
+  const events = Number(n);
+  const parts = await rows<{ name: string; bytes: string }>(sql`
+    SELECT 'table (heap + TOAST)' AS name, sum(pg_table_size(r)) AS bytes FROM pg_temp.tg_bench_tree('usage_events') r
+    UNION ALL
+    SELECT i.indexname, (SELECT sum(pg_relation_size(r)) FROM pg_temp.tg_bench_tree(format('%I', i.indexname)) r)
+      FROM pg_indexes i WHERE i.tablename = 'usage_events'`);
+  const total = parts.reduce((t, p) => t + Number(p.bytes), 0);
+  console.log(`\nStorage per usage event (${events.toLocaleString("en")} events): ${Math.round(total / events)} bytes in all`);
+  for (const p of parts.sort((a, b) => Number(b.bytes) - Number(a.bytes)))
+    console.log(`  ${p.name.padEnd(34)} ${String(Math.round(Number(p.bytes) / events)).padStart(5)} B/event  ${(Number(p.bytes) / 2 ** 20).toFixed(0).padStart(6)} MB`);
+  const sizes = await rows<{ table: string; size: string }>(sql`
+    SELECT t AS table, pg_size_pretty((SELECT sum(pg_total_relation_size(r)) FROM pg_temp.tg_bench_tree(t) r)) AS size
+      FROM unnest(ARRAY['usage_events', 'credits_ledger', 'executions', 'searches', 'usage_hourly_rollup', 'usage_daily_rollup',
+                        'ledger_hourly_rollup', 'ledger_daily_summary']) t`);
+  console.log("\nTable sizes (with indexes):");
+  for (const r of sizes) console.log(`  ${r.table.padEnd(22)} ${r.size}`);
+}
