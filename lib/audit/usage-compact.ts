@@ -1,5 +1,4 @@
 import { type SQL, sql } from "drizzle-orm";
-import { credits } from "../money";
 
 /**
  * A usage event's JSON columns repeat several of its own columns (`pre_settlement_bill.execution_id`
@@ -51,7 +50,9 @@ function sameValue(kind: Kind, jsonValue: unknown, columnValue: unknown): boolea
   if (jsonValue === null || jsonValue === undefined || columnValue === null || columnValue === undefined) return false;
   if (kind === "credits") {
     // The read puts back trim_scale(column) as a JSON number: strip only when that prints the same.
-    return typeof jsonValue === "number" && String(jsonValue) === credits(String(columnValue)).toFixed();
+    // Writers hold amounts as canonical decimal text (`creditsToSql`: no trailing zeros), which is
+    // what trim_scale prints; any other text is simply kept.
+    return typeof jsonValue === "number" && String(jsonValue) === columnValue;
   }
   return jsonValue === columnValue;
 }
