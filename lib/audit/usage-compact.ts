@@ -46,6 +46,13 @@ const SOURCE_REF_COLUMN: Record<string, string> = { execution: "execution_id", s
 type Row = Record<string, unknown>;
 const camel = (column: string) => column.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
 
+/** The rules with the row's field names worked out once (this runs for every event written). */
+const FIELD_RULES = (Object.entries(JSON_REPEATS) as [CompactJsonColumn, Repeat[]][]).map(([column, repeats]) => ({
+  field: camel(column),
+  repeats: repeats.map((r) => ({ ...r, field: camel(r.column) })),
+}));
+const SOURCE_REF_FIELD: Record<string, string> = Object.fromEntries(Object.entries(SOURCE_REF_COLUMN).map(([type, column]) => [type, camel(column)]));
+
 function sameValue(kind: Kind, jsonValue: unknown, columnValue: unknown): boolean {
   if (jsonValue === null || jsonValue === undefined || columnValue === null || columnValue === undefined) return false;
   if (kind === "credits") {
@@ -60,21 +67,20 @@ function sameValue(kind: Kind, jsonValue: unknown, columnValue: unknown): boolea
 /** The stored form of a usage event row: the keys that repeat a column are left out. */
 export function compactUsageRow<T extends Row>(row: T): T {
   const out: Row = { ...row };
-  for (const [column, repeats] of Object.entries(JSON_REPEATS) as [CompactJsonColumn, Repeat[]][]) {
-    const field = camel(column);
+  for (const { field, repeats } of FIELD_RULES) {
     const value = out[field];
     if (!value || typeof value !== "object" || Array.isArray(value)) continue;
     let kept: Row | null = null;
     for (const r of repeats) {
       if (r.eventType && out.eventType !== r.eventType) continue;
-      if (!(r.key in value) || !sameValue(r.kind, (value as Row)[r.key], out[camel(r.column)])) continue;
+      if (!(r.key in value) || !sameValue(r.kind, (value as Row)[r.key], out[r.field])) continue;
       kept ??= { ...(value as Row) };
       delete kept[r.key];
     }
     if (kept) out[field] = kept;
   }
-  const refColumn = typeof out.sourceRefType === "string" ? SOURCE_REF_COLUMN[out.sourceRefType] : undefined;
-  if (refColumn && out.sourceRefId != null && out.sourceRefId === out[camel(refColumn)]) out.sourceRefId = null;
+  const refField = typeof out.sourceRefType === "string" ? SOURCE_REF_FIELD[out.sourceRefType] : undefined;
+  if (refField && out.sourceRefId != null && out.sourceRefId === out[refField]) out.sourceRefId = null;
   return out as T;
 }
 
