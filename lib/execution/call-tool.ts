@@ -10,7 +10,7 @@ import { isSuccessful } from "../providers/types";
 import type { UsageEventInput } from "../audit/usage-event";
 import type { ValidationIssue } from "../http/responses";
 import { newId, newUuid } from "../ids";
-import { credits, creditsText, creditsToNumber } from "../money";
+import { credits, creditsPositive, creditsText, creditsToNumber } from "../money";
 import { cachedOutcome, hashOf, storeOutcome } from "./result-cache";
 import { ProjectionError, parseRespondWith, type RespondWith } from "./respond-with";
 import { shapeResult, type ShapedResult } from "./shape-result";
@@ -234,7 +234,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
   // 4. Reserve when the call waits on an upstream (or must be exactly-once, or is capped).
   const reserved = quote.estimateCredits;
   const needsReservation =
-    (credits(reserved).gt(0) && tool.target.transport !== "builtin") || req.idempotencyKey !== undefined || delegation !== undefined;
+    (creditsPositive(reserved) && tool.target.transport !== "builtin") || req.idempotencyKey !== undefined || delegation !== undefined;
   const base = {
     ...baseExecution(),
     toolId: tool.id,
@@ -379,7 +379,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
     responseStatus: req.idempotencyKey ? 200 : null,
   };
 
-  const charged = credits(amount).gt(0);
+  const charged = creditsPositive(amount);
   let settled: SettleOutcome | null;
   if (needsReservation) {
     settled = await settleReservedCall(db, { executionId, accountId: caller.accountId, update: settledFields, event, charge: charged ? charge : undefined, at: spender.at });

@@ -2,7 +2,7 @@ import { PgTransaction } from "drizzle-orm/pg-core";
 import { executions, usageEvents } from "../db/schema";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
-import { columnJson, columnList, runQuery } from "../db/statement";
+import { JsonText, columnJsonText, columnList, jobsJson, runQuery } from "../db/statement";
 import { WriteBatcher } from "../db/write-batcher";
 import { DEBIT_CTES, type LedgerRowInput } from "../billing/debit-credits";
 import { BUDGET_CROSSING_COLUMNS, BUDGET_SPEND_CTE, alertCtes, blTags, budgetCheckCtes, tagLedger, type BudgetRefusal } from "../billing/budget-sql";
@@ -41,9 +41,10 @@ interface Job {
   ledger?: LedgerRowInput;
   execution_id?: string;
   jti?: string;
-  execution?: Record<string, unknown>;
-  update?: Record<string, unknown>;
-  event?: Record<string, unknown>;
+  /** Rows as JSON text (`columnJsonText`), copied into the statement's document as they are. */
+  execution?: JsonText;
+  update?: JsonText;
+  event?: JsonText;
 }
 
 interface JobResult {
@@ -163,10 +164,13 @@ function settleSql(updateColumns: string[], eventColumns: string[]): string {
 const BATCHING = { maxInFlight: 2, maxBatch: 64 };
 
 type Kind = "record" | "settle" | "reserve";
+/** A statement's column list for one table, and its key (`columnJsonText`). */
+type ColumnSet = { columns: string[]; columnsKey: string };
+const NO_COLUMNS: ColumnSet = { columns: [], columnsKey: "" };
 const batchers = new WeakMap<Db, Map<string, WriteBatcher<Job, JobResult>>>();
 
 async function runJobs(db: Db, text: string, jobs: Job[]): Promise<JobResult[]> {
-  const result = await runQuery(db, text, [JSON.stringify(jobs)]);
+  const result = await runQuery(db, text, [jobsJson(jobs)]);
   return rows<JobResult>(result);
 }
 
@@ -174,8 +178,11 @@ async function runJobs(db: Db, text: string, jobs: Job[]): Promise<JobResult[]> 
  * Runs a job through the batcher of its statement (one per statement text). Inside a caller's
  * transaction there is nothing to combine with: the job runs alone, in that transaction.
  */
-function submit(db: Db, kind: Kind, columnsA: string[], columnsB: string[], job: Job): Promise<JobResult> {
-  const signature = `${kind}|${columnsA.join(",")}|${columnsB.join(",")}`;
+function submit(db: Db, kind: Kind, a: ColumnSet, b: ColumnSet, job: Job): Promise<JobResult> {
+  const columnsA = a.columns;
+  const columnsB = b.columns;
+  // The column lists by their short keys (`columnJsonText`): one batcher per statement text.
+  const signature = `${kind}|${a.columnsKey}|${b.columnsKey}`;
   const text = () => (kind === "record" ? recordSql(columnsA, columnsB) : kind === "settle" ? settleSql(columnsA, columnsB) : reserveSql(columnsA));
   if ((db as unknown) instanceof PgTransaction) return runJobs(db, text(), [job]).then((r) => r[0]);
   let perDb = batchers.get(db);
@@ -193,7 +200,7 @@ function submit(db: Db, kind: Kind, columnsA: string[], columnsB: string[], job:
 
 function eventJson(event: UsageEventInput) {
   const { creditsLedgerEntryId: _linkedByStatement, ...row } = usageEventRow(event);
-  return columnJson(usageEvents, row);
+  return columnJsonText(usageEvents, row);
 }
 
 /** Who spends and when: decides which budgets apply to a charge, and in which period. */
@@ -208,7 +215,7 @@ export type RecordOutcome = ({ written: true } & SettleOutcome) | { written: fal
 
 /** A Call that needs no reservation: records execution and event, and charges when `charge` is given. */
 export async function recordCall(db: Db, execution: ExecutionRow, event: UsageEventInput, spender: Spender, charge?: Charge): Promise<RecordOutcome> {
-  const ex = columnJson(executions, execution);
+  const ex = columnJsonText(executions, execution);
   const ev = eventJson(event);
   const job: Job = { account_id: execution.accountId, at: spender.at.toISOString(), execution: ex.json, event: ev.json };
   if (charge) {
@@ -217,7 +224,7 @@ export async function recordCall(db: Db, execution: ExecutionRow, event: UsageEv
     job.api_key_id = execution.apiKeyId ?? null;
     job.client_id = spender.clientId ?? null;
   }
-  const r = await submit(db, "record", ex.columns, ev.columns, job);
+  const r = await submit(db, "record", ex, ev, job);
   if (!r.written) return { written: false, budget: r.budget_refusal ?? null };
   return { written: true, settled: true, ledgerEntryId: r.ledger_id, availableAfter: r.available };
 }
@@ -230,14 +237,14 @@ export async function settleReservedCall(
   db: Db,
   input: { executionId: string; accountId: string; update: Partial<ExecutionRow>; event: UsageEventInput; charge?: Charge; at?: Date },
 ): Promise<SettleOutcome> {
-  const upd = columnJson(executions, input.update);
+  const upd = columnJsonText(executions, input.update);
   const ev = eventJson(input.event);
   const job: Job = { account_id: input.accountId, at: (input.at ?? new Date()).toISOString(), execution_id: input.executionId, update: upd.json, event: ev.json };
   if (input.charge) {
     job.amount = creditsToSql(input.charge.amount);
     job.ledger = input.charge.ledger;
   }
-  const r = await submit(db, "settle", upd.columns, ev.columns, job);
+  const r = await submit(db, "settle", upd, ev, job);
   return { settled: r.written, ledgerEntryId: r.ledger_id, availableAfter: r.available };
 }
 
@@ -309,7 +316,7 @@ export async function reserveCall(
   spender: Spender = { at: new Date() },
 ): Promise<ReserveResult> {
   // budget_ids is set by the statement, from the budgets it held the amount on.
-  const ex = columnJson(executions, { ...execution, status: "reserved", reservedCredits: amount, budgetIds: null });
+  const ex = columnJsonText(executions, { ...execution, status: "reserved", reservedCredits: amount, budgetIds: null });
   const job: Job = {
     account_id: execution.accountId,
     at: spender.at.toISOString(),
@@ -319,7 +326,7 @@ export async function reserveCall(
     jti: delegationJti,
     execution: ex.json,
   };
-  const r = await submit(db, "reserve", ex.columns, [], job);
+  const r = await submit(db, "reserve", ex, NO_COLUMNS, job);
   if (r.written) return { reserved: true };
   if (r.budget_refusal) return { reserved: false, reason: "budget_exceeded", budget: r.budget_refusal };
   return { reserved: false, reason: r.cap_ok ? "insufficient_credits" : "delegation_cap" };

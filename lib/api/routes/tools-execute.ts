@@ -2,6 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp, AuthContext } from "../../http/context";
 import { requireCallAuth } from "../../http/call-auth";
+import { setResponseHeader } from "../../http/headers";
 import { zodIssuesToDetail } from "../../http/errors";
 import { PublicApiErrorSchema, ValidationIssueSchema, authErrorResponses, security } from "../../http/schemas";
 import { callTool, type CallPhase, type Caller } from "../../execution/call-tool";
@@ -89,9 +90,10 @@ const route = createRoute({
  * provider;dur=1.2, shape;dur=0.02, settle;dur=1.1`; `request` is authentication and body parsing.
  */
 function serverTiming(timings: Partial<Record<CallPhase | "request", number>>): string {
-  return Object.entries(timings)
-    .map(([phase, ms]) => `${phase};dur=${ms}`)
-    .join(", ");
+  let out = "";
+  let phase: keyof typeof timings;
+  for (phase in timings) out += `${out === "" ? "" : ", "}${phase};dur=${timings[phase]}`;
+  return out;
 }
 
 /** The Caller of a request authenticated by requireCallAuth (an API key or a delegation token). */
@@ -130,7 +132,8 @@ export function registerToolsExecute(app: ApiApp) {
       }, c.env.deps.clock);
       if (timings) {
         const phases = { request: received, ...timings };
-        c.header("Server-Timing", serverTiming(phases));
+        // Onto Node's response when there is one: a Fetch Headers object for one header costs more than the rest of the response.
+        setResponseHeader(c, "Server-Timing", serverTiming(phases));
         observeCallPhases(phases);
       }
       return c.json(response as z.infer<typeof CallResponseSchema>, status);
