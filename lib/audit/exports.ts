@@ -6,7 +6,7 @@ import { type LedgerFilters, ledgerConditions } from "./ledger-filters";
 import { withAnomalyScope } from "./ready-days";
 import { type WindowRequest, inWindow, resolveWindow } from "./time-window";
 import { type UsageFilters, and, anomaliesOf, usageConditions } from "./usage-filters";
-import { sourceRefId, usageJson } from "./usage-compact";
+import { sourceRefId, usageJsonCsv } from "./usage-compact";
 
 /**
  * Most rows per keyset batch (fewer when rows are large): one indexed range query each. The planner
@@ -98,12 +98,12 @@ export async function exportUsageCsv(db: Db, accountId: string, input: UsageExpo
           SELECT e.id, to_char(e.created_at AT TIME ZONE 'UTC', ${sql.raw(US)}) AS ts, e.event_type, e.source_system, e.source_ref_type,
                  ${sourceRefId()} AS source_ref_id, e.session_id, e.search_id, e.execution_id, e.tool_id, e.api_key_id, e.success,
                  e.billable_success, e.charge_outcome, e.reason_code, e.error_message, e.duration_ms, e.billing_snapshot_status,
-                 e.billing_rule_snapshot::text AS billing_rule_snapshot, ${usageJson("pre_settlement_bill")}::text AS pre_settlement_bill,
-                 ${usageJson("settlement_result")}::text AS settlement_result, trim_scale(e.pre_settlement_amount_credits)::text AS pre,
+                 e.billing_rule_snapshot::text AS billing_rule_snapshot, ${usageJsonCsv("pre_settlement_bill")} AS pre_settlement_bill,
+                 ${usageJsonCsv("settlement_result")} AS settlement_result, trim_scale(e.pre_settlement_amount_credits)::text AS pre,
                  trim_scale(e.settled_amount_credits)::text AS settled, trim_scale(e.requested_amount_credits)::text AS requested,
-                 trim_scale(e.actual_amount_credits)::text AS actual, ${usageJson("execution_outcome")}::text AS execution_outcome, e.outcome,
+                 trim_scale(e.actual_amount_credits)::text AS actual, ${usageJsonCsv("execution_outcome")} AS execution_outcome, e.outcome,
                  e.credits_ledger_entry_id, e.display_target, e.billing_summary, e.model, e.cache_hit, a.anomalies, e.channel
-                 ${details ? sql`, ${usageJson("request_payload")}::text AS request_payload, e.response_payload_summary::text AS response_payload_summary` : sql``}
+                 ${details ? sql`, ${usageJsonCsv("request_payload")} AS request_payload, e.response_payload_summary::text AS response_payload_summary` : sql``}
             FROM usage_events e
            -- Planned with the whole range, the anomaly checks become hashed subplans that read every ledger row
            -- of the database once per batch; kept in their own subquery (OFFSET 0) they are index probes per row.

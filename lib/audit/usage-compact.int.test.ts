@@ -8,7 +8,7 @@ import { usageEvents } from "../db/schema";
 import type { Database } from "../db/types";
 import { newUuid } from "../ids";
 import { type UsageEventInput, usageEventRow } from "./usage-event";
-import { compactJsonText, compactSourceRefIdText } from "./usage-compact";
+import { compactJsonText, compactSourceRefIdText, usageJsonCsvText, usageJsonText } from "./usage-compact";
 import { getUsageEvent } from "./usage-history";
 import { exportUsageCsv } from "./exports";
 
@@ -121,6 +121,18 @@ describe("usage event JSON: stored without the keys that repeat a column, read a
     const cell = (name: string) => line[csv[0].indexOf(name)];
     expect(cell("source_ref_id")).toBe(want.source_ref_id ?? "");
     for (const f of JSON_FIELDS) expect(cell(f) === "" ? null : JSON.parse(cell(f)), f).toEqual(want[f]);
+  });
+
+  it("the export's text of each JSON column is jsonb's, byte for byte (the {} fast path and the jsonb path)", async () => {
+    const r = rows<{ same: boolean; n: number }>(
+      await database.db.execute(
+        sql.raw(`SELECT bool_and(${JSON_FIELDS.map((c) => `(${usageJsonCsvText(c)}) IS NOT DISTINCT FROM (${usageJsonText(c)})::text`).join(" AND ")}) AS same,
+                        count(*) FILTER (WHERE e.pre_settlement_bill = '{}' OR e.execution_outcome = '{}')::int AS n
+                   FROM usage_events e`),
+      ),
+    )[0];
+    expect(r.n).toBeGreaterThan(0);
+    expect(r.same).toBe(true);
   });
 
   it("stores less: the repeated keys are not in the row", async () => {

@@ -97,6 +97,27 @@ export function usageJsonText(column: CompactJsonColumn, alias = "e"): string {
   return `(jsonb_strip_nulls(jsonb_build_object(${pairs})) || ${alias}.${column})`;
 }
 
+/** jsonb prints an object's keys shortest first, then bytewise. */
+const jsonbKeyOrder = (a: Repeat, b: Repeat) => a.key.length - b.key.length || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+/**
+ * SQL text: `usageJsonText(...)::text`, byte for byte, for the CSV export. Most stored values are
+ * `{}` (every key repeated a column); for those the text is put together directly, in jsonb's key
+ * order and formatting, skipping the jsonb object built, merged and printed per row (1M-row export:
+ * ~6 µs a row). Other values take the jsonb path.
+ */
+export function usageJsonCsvText(column: CompactJsonColumn, alias = "e"): string {
+  const pieces = [...JSON_REPEATS[column]].sort(jsonbKeyOrder).map((r: Repeat) => {
+    const c = `${alias}.${r.column}`;
+    // NULL when the column is NULL, so concat_ws leaves the key out (as jsonb_strip_nulls does).
+    const value = r.kind === "credits" ? `trim_scale(${c})::text` : r.kind === "bool" ? `${c}::text` : `to_json(${c})::text`;
+    const piece = `'"${r.key}": ' || ${value}`;
+    return r.eventType ? `CASE WHEN ${alias}.event_type = '${r.eventType}' THEN ${piece} END` : piece;
+  });
+  const col = `${alias}.${column}`;
+  return `CASE WHEN ${col} IS NULL THEN NULL WHEN ${col} = '{}'::jsonb THEN '{' || concat_ws(', ', ${pieces.join(", ")}) || '}' ELSE ${usageJsonText(column, alias)}::text END`;
+}
+
 /**
  * SQL text: the stored form of a JSON column of a row aliased `alias` that holds the full form —
  * for writers that build the row in SQL (the reservation sweeper, the benchmark's bulk load).
@@ -123,4 +144,5 @@ export function sourceRefIdText(alias = "e", derivedOnly = false): string {
 
 /** The same, as drizzle fragments. */
 export const usageJson = (column: CompactJsonColumn, alias = "e"): SQL => sql.raw(usageJsonText(column, alias));
+export const usageJsonCsv = (column: CompactJsonColumn, alias = "e"): SQL => sql.raw(usageJsonCsvText(column, alias));
 export const sourceRefId = (alias = "e"): SQL => sql.raw(sourceRefIdText(alias));
