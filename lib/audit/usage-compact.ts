@@ -64,9 +64,9 @@ function sameValue(kind: Kind, jsonValue: unknown, columnValue: unknown): boolea
   return jsonValue === columnValue;
 }
 
-/** The stored form of a usage event row: the keys that repeat a column are left out. */
+/** Makes a freshly built usage event row its stored form, in place: the keys that repeat a column are left out. */
 export function compactUsageRow<T extends Row>(row: T): T {
-  const out: Row = { ...row };
+  const out: Row = row;
   for (const { field, repeats } of FIELD_RULES) {
     const value = out[field];
     if (!value || typeof value !== "object" || Array.isArray(value)) continue;

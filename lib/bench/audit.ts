@@ -16,9 +16,8 @@ import crypto from "node:crypto";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
 import { sql } from "drizzle-orm";
-import { statusField } from "./harness";
+import { adminStatement, statusField } from "./harness";
 import { printStorage } from "./storage-report";
 import { type CompactJsonColumn, compactJsonText, compactSourceRefIdText, usageJsonText } from "../audit/usage-compact";
 
@@ -402,15 +401,7 @@ function vmHwm(pid: number): number {
 
 const mb = (kib: number) => (kib / 1024).toFixed(0);
 
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (statement: string) => adminStatement(ADMIN_URL, statement);
 
 async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
   const started = performance.now();

@@ -4,6 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
+import pg from "pg";
 import { buildIsStale } from "../build/staleness.mjs";
 
 export async function freePort(): Promise<number> {
@@ -126,4 +127,15 @@ export async function load(name: string, opts: autocannon.Options): Promise<Load
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
   };
+}
+
+/** Runs one statement on its own connection (CREATE/DROP DATABASE cannot run in a pool's transaction). */
+export async function adminStatement(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
 }

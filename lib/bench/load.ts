@@ -5,7 +5,6 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
 import autocannon from "autocannon";
 import { openDatabase } from "../db/open";
 import { createAccount } from "../accounts/create-account";
@@ -15,7 +14,7 @@ import { loadManifestFile } from "../catalog/load";
 import { verifyLedger } from "../audit/verify";
 import { eq } from "drizzle-orm";
 import { tools } from "../db/schema";
-import { startProductServer, type RunningServer } from "./harness";
+import { adminStatement, startProductServer, type RunningServer } from "./harness";
 import { startHaproxy, type Child } from "../testing/services";
 
 const BASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -36,15 +35,7 @@ interface Step {
   errors: number;
 }
 
-async function withAdmin(statement: string) {
-  const client = new pg.Client({ connectionString: BASE_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+const withAdmin = (statement: string) => adminStatement(BASE_URL, statement);
 
 function dbUrl(name: string): string {
   const url = new URL(BASE_URL);

@@ -7,7 +7,8 @@
 // over accounts so no rate limit is reached; a fresh database tollgate_bench_storage_<rand> on
 // postgres://postgres@127.0.0.1:5432 is created and dropped. Deterministic: the same requests every run.
 import crypto from "node:crypto";
-import pg from "pg";
+import { sql } from "drizzle-orm";
+import { adminStatement } from "./harness";
 import { printStorage } from "./storage-report";
 
 process.env.PUBLIC_URL ??= "http://tollgate.bench";
@@ -29,15 +30,7 @@ const FREE: [string, Record<string, unknown>][] = [
   ["builtin.text.slugify", { text: "Hello, World: a title" }],
 ];
 
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (statement: string) => adminStatement(ADMIN_URL, statement);
 
 async function main() {
   const name = `tollgate_bench_storage_${crypto.randomBytes(4).toString("hex")}`;
@@ -83,7 +76,7 @@ async function main() {
     }
     const seconds = (performance.now() - started) / 1000;
     console.log(`wrote ${written.toLocaleString("en")} events through the API in ${seconds.toFixed(1)} s`);
-    await db.execute((await import("drizzle-orm")).sql`VACUUM (ANALYZE) usage_events`);
+    await db.execute(sql`VACUUM (ANALYZE) usage_events`);
     await printStorage(db);
   } finally {
     await database.close();

@@ -6,7 +6,7 @@
 // dropped afterwards; the worker runs on its own pool and LISTEN connection, as on another instance.
 // PGlite: in memory, the worker in-process. BENCH_N notifications per scenario (default 300).
 import crypto from "node:crypto";
-import pg from "pg";
+import { adminStatement } from "./harness";
 import { openDatabase } from "../db/open";
 import { migrateDatabase } from "../db/migrate";
 import type { Database } from "../db/types";
@@ -110,15 +110,7 @@ async function bench(backend: string, database: Database, worker: Database, list
   }
 }
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (statement: string) => adminStatement(ADMIN_URL, statement);
 
 async function main() {
   const rows: Row[] = [];
