@@ -118,7 +118,9 @@ export function usageJsonCsvText(column: CompactJsonColumn, alias = "e"): string
     return `'"${r.key}": ' || CASE WHEN ${col} ? '${r.key}' THEN (${col}->'${r.key}')::text ELSE ${derived} END`;
   });
   const keys = rules.map((r) => `'${r.key}'`).join(", ");
-  return `CASE WHEN ${col} IS NULL THEN NULL WHEN (${col} - ARRAY[${keys}]) = '{}'::jsonb THEN '{' || concat_ws(', ', ${pieces.join(", ")}) || '}' ELSE ${usageJsonText(column, alias)}::text END`;
+  const jsonb = `${usageJsonText(column, alias)}::text`;
+  // A value that is not an object (no writer stores one) takes the jsonb path before `-`, which fails on a scalar.
+  return `CASE WHEN ${col} IS NULL THEN NULL WHEN jsonb_typeof(${col}) <> 'object' THEN ${jsonb} WHEN (${col} - ARRAY[${keys}]) = '{}'::jsonb THEN '{' || concat_ws(', ', ${pieces.join(", ")}) || '}' ELSE ${jsonb} END`;
 }
 
 /**
