@@ -102,7 +102,12 @@ async function main() {
       results.push([c.name, p(0.5).toFixed(1), p(0.95).toFixed(1), `< ${c.goal}`, p(0.95) < c.goal ? "ok" : "MISSED"]);
     }
 
-    console.log(`\nbench:audit — PostgreSQL, ${EVENTS.toLocaleString("en")} usage events over ${DAYS} days in ${ACCOUNTS} account(s), the measured one holding ${ACCOUNTS === 1 ? "all" : "half"} of them; ${ITERATIONS} requests per case after ${WARMUP} warm-up, sequential, over HTTP (keep-alive) to the API in a child process\n`);
+    // A kept database (BENCH_ACCOUNT) is described as it is, not as the flags would have loaded it.
+    const data = reuse
+      ? ((await db.execute(sql`SELECT format('%s usage events in %s account(s), the measured one holding %s of them', to_char(count(*), 'FM999,999,999,999'),
+            count(DISTINCT account_id), to_char(count(*) FILTER (WHERE account_id = ${accountId}), 'FM999,999,999,999')) AS d FROM usage_events`)) as unknown as { rows: { d: string }[] }).rows[0].d
+      : `${EVENTS.toLocaleString("en")} usage events over ${DAYS} days in ${ACCOUNTS} account(s), the measured one holding ${ACCOUNTS === 1 ? "all" : "half"} of them`;
+    console.log(`\nbench:audit — PostgreSQL, ${data}; ${ITERATIONS} requests per case after ${WARMUP} warm-up, sequential, over HTTP (keep-alive) to the API in a child process\n`);
     printTable(["case", "p50 ms", "p95 ms", "goal", ""], results);
     // The export runs on a fresh server process, so its RSS is the export's and not what the
     // latency cases left in the heap.
