@@ -137,7 +137,8 @@ export async function exportSlices(db: Db, accountId: string, w: TimeWindow, fil
  * second connection, so PostgreSQL works on the next slice while the server formats this one —
  * on 2 cores, one backend and the server otherwise wait on each other.
  */
-function slicedReader<R>(slices: Slice[], query: (slice: Slice, after: R | null, limit: number) => Promise<R[]>) {
+function slicedReader<R>(cut: () => Promise<Slice[]>, query: (slice: Slice, after: R | null, limit: number) => Promise<R[]>) {
+  let slices: Slice[] = [];
   const firsts = new Map<number, { batch: Promise<R[]>; limit: number }>();
   const first = (i: number, limit: number) => {
     let f = firsts.get(i);
@@ -152,7 +153,12 @@ function slicedReader<R>(slices: Slice[], query: (slice: Slice, after: R | null,
   let buffer: R[] = [];
   let i = 0;
   let after: R | null = null;
+  let started = false;
   return async (limit: number): Promise<R[]> => {
+    if (!started) {
+      started = true;
+      slices = await cut();
+    }
     while (buffer.length < limit && i < slices.length) {
       if (i + 1 < slices.length) first(i + 1, limit);
       let batch: R[];
@@ -193,7 +199,6 @@ export async function exportUsageCsv(
   const filters = await withAnomalyScope(db, accountId, w, input.filters);
   const where = sql`e.account_id = ${accountId} AND ${and(usageConditions(filters, "events")!)}`;
   const details = input.includeDetails;
-  const slices = await exportSlices(db, accountId, w, filters, tuning.sliceRows);
   const query = async ([from, to]: Slice, after: UsageCsvRow | null, limit: number) =>
     rows<UsageCsvRow>(
       await db.execute(sql`
@@ -216,7 +221,8 @@ export async function exportUsageCsv(
          LIMIT ${limit}`),
     );
   return () => {
-    const read = slicedReader(slices, query);
+    // The slices are cut when the stream starts, after the route has logged the access.
+    const read = slicedReader(() => exportSlices(db, accountId, w, filters, tuning.sliceRows), query);
     return keysetCsvStream<UsageCsvRow>({
       header: details ? [...USAGE_HEADER, ...DETAIL_HEADER] : USAGE_HEADER,
       batchSize: tuning.batchSize,
