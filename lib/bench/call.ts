@@ -72,13 +72,13 @@ http.createServer((req, res) => {
 `;
 
 /** Starts the floor gateway (`FLOOR_GATEWAY`) on a free port, on any core as the product server is. */
-async function startFloorGateway(databaseUrl: string, upstreamUrl: string, commits: 1 | 2): Promise<{ url: string; stop: () => void }> {
+async function startFloorGateway(databaseUrl: string, upstreamUrl: string, commits: 1 | 2): Promise<{ url: string; pid: number | undefined; stop: () => void }> {
   const port = await freePort();
   const [command, args] = serverCommand(["-e", FLOOR_GATEWAY], "any-core");
   const child = spawn(command, args, { env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, UPSTREAM_URL: upstreamUrl, COMMITS: String(commits) }, stdio: "inherit" });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/`, 10_000);
-  return { url, stop: () => child.kill() };
+  return { url, pid: child.pid, stop: () => child.kill() };
 }
 
 // Without a production build: the same Hono app and bootstrap, served by @hono/node-server.
@@ -219,14 +219,14 @@ function stage(
  * Unlike a closed loop, whose latency at a fixed connection count is its own throughput's inverse,
  * this measures what a request costs at a load both paths sustain.
  */
-async function openLoop(name: string, url: string, rate: number, connections: number, requests: autocannon.Request[], viaGateway = true, seconds = DURATION): Promise<Stage> {
+async function openLoop(name: string, url: string, rate: number, connections: number, requests: autocannon.Request[], gatewayPid: number | null = serverPid ?? null, seconds = DURATION): Promise<Stage> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const target = new URL(url);
   const latencies: number[] = [];
   const statuses: Record<number, number> = {};
   const phases = new Map<string, number[]>();
   let errors = 0;
-  const serverBefore = processCpuMs(serverPid);
+  const serverBefore = processCpuMs(gatewayPid ?? undefined);
   const stopPgCpu = sampleBackendCpu(benchDatabase);
   const total = rate * seconds;
   const start = performance.now() + 50;
@@ -266,8 +266,8 @@ async function openLoop(name: string, url: string, rate: number, connections: nu
   await Promise.all(pending);
   agent.destroy();
   const ok = latencies.length;
-  const cpu = { pgMs: stopPgCpu(), serverMs: processCpuMs(serverPid) - serverBefore };
-  const result = stage({ name, connections, latencies, statuses, errors, non2xx: total - ok - errors }, viaGateway ? cpu : undefined);
+  const cpu = { pgMs: stopPgCpu(), serverMs: processCpuMs(gatewayPid ?? undefined) - serverBefore };
+  const result = stage({ name, connections, latencies, statuses, errors, non2xx: total - ok - errors }, gatewayPid ? cpu : undefined);
   if (phases.size > 0) {
     result.phases = Object.fromEntries(
       [...phases].map(([phase, ms]) => {
@@ -483,7 +483,7 @@ async function main() {
     const floors: Stage[] = [];
     if (STAGES.has("latency")) {
       console.error(`added latency: ${LATENCY_RATE} req/s over 10 connections…`);
-      directFixed = await openLoop("GET upstream directly", `${upstreamUrl}/value`, LATENCY_RATE, 10, [{ method: "GET", path: "/value" }], false);
+      directFixed = await openLoop("GET upstream directly", `${upstreamUrl}/value`, LATENCY_RATE, 10, [{ method: "GET", path: "/value" }], null);
       // Ten clients take turns, each with its own key (account) for 180 Calls, as a client reuses
       // its key: cycling through hundreds of keys would make most Calls authenticate a key the
       // server has not seen lately, and one key for all would make every Call wait on one balance row.
@@ -497,8 +497,8 @@ async function main() {
         const gateway = await startFloorGateway(benchUrl, upstreamUrl, commits);
         try {
           const body: autocannon.Request[] = [{ method: "POST", path: "/call", body: "{}" }];
-          await openLoop("warm-up", gateway.url, LATENCY_RATE, 10, body, false, 1);
-          floors.push(await openLoop(`bare gateway (node:http + pg): ${commits} one-row commit${commits === 2 ? "s" : ""}`, gateway.url, LATENCY_RATE, 10, body, false));
+          await openLoop("warm-up", gateway.url, LATENCY_RATE, 10, body, null, 1);
+          floors.push(await openLoop(`bare gateway (node:http + pg): ${commits} one-row commit${commits === 2 ? "s" : ""}`, gateway.url, LATENCY_RATE, 10, body, gateway.pid ?? null));
         } finally {
           gateway.stop();
         }

@@ -382,7 +382,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
   const charged = creditsPositive(amount);
   let settled: SettleOutcome | null;
   if (needsReservation) {
-    settled = await settleReservedCall(db, { executionId, accountId: caller.accountId, update: settledFields, event, charge: charged ? charge : undefined, at: spender.at });
+    settled = await settleReservedCall(db, { executionId, accountId: caller.accountId, update: settledFields, event, charge: charged ? charge : undefined, at: spender.at, delegated: delegation !== undefined });
   } else {
     const recorded = await recordCall(db, { ...base, ...settledFields, settledAt: new Date() }, event, spender, charged ? charge : undefined);
     if (!recorded.written) return recorded.budget ? budgetExceeded(recorded.budget, amount) : insufficient(amount);

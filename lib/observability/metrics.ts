@@ -75,6 +75,12 @@ function createMetrics() {
     labelNames: ["result"] as const,
     registers,
   });
+  const moneyStatements = new Counter({
+    name: "tollgate_money_statements_total",
+    help: "Jobs of the Call path's money statements (reserve, record, settle) by variant: lean (no budget, alert or token to apply), full, or fallback (a lean statement found a rule and left the job to the full one, counted again there).",
+    labelNames: ["statement", "variant"] as const,
+    registers,
+  });
   const rateLimitRejections = new Counter({
     name: "tollgate_rate_limit_rejections_total",
     help: "Requests refused by a rate limit (429), by rate-limited action.",
@@ -107,6 +113,7 @@ function createMetrics() {
     call: children2((reason: ReasonCode, charge: ChargeOutcome) => calls.labels(reason, charge)),
     phase: children1((phase: CallPhaseLabel) => callPhases.labels(phase)),
     rateLimited: children1((action: RateLimitedAction) => rateLimitRejections.labels(action)),
+    moneyStatement: children2((statement: MoneyStatement, variant: MoneyStatementVariant) => moneyStatements.labels(statement, variant)),
     webhookAttempt: children1((result: WebhookAttemptResult) => webhookAttempts.labels(result)),
     creditsReserved,
     creditsSettled,
@@ -183,6 +190,14 @@ export type WebhookAttemptResult = "2xx" | "http_error" | "no_response";
 /** One webhook delivery attempt, by what the receiver answered. */
 export function countWebhookAttempt(statusCode: number | null): void {
   metrics().webhookAttempt(statusCode === null ? "no_response" : statusCode >= 200 && statusCode < 300 ? "2xx" : "http_error").inc();
+}
+
+export type MoneyStatement = "reserve" | "record" | "settle";
+export type MoneyStatementVariant = "lean" | "full" | "fallback";
+
+/** One job of a Call's money statement, by the variant that ran it (see lib/execution/settle.ts). */
+export function countMoneyStatement(statement: MoneyStatement, variant: MoneyStatementVariant): void {
+  metrics().moneyStatement(statement, variant).inc();
 }
 
 export function countRateLimitRejection(action: RateLimitedAction): void {

@@ -1,0 +1,232 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { eq, sql } from "drizzle-orm";
+import { createTestDatabase, testDbKind } from "../testing/database";
+import { startTestServer, type TestServer } from "../testing/server";
+import { bearer, seedAccount } from "../testing/fixtures";
+import { importDemoCatalog, importManifest } from "../testing/catalog";
+import { fakeTool, fakeUpstreamManifest, startFakeUpstream, type FakeUpstream } from "../testing/fake-upstream";
+import { assertLedgerInvariants } from "../testing/invariants";
+import { removeBudget, setBudget } from "../billing/budgets";
+import { setAlertSettings } from "../alerts/settings";
+import { budgets, creditBalances, delegationSpend, executions } from "../db/schema";
+import { rows } from "../db/row-sql";
+import { newId, newUuid } from "../ids";
+import { scrapeMetrics, type MoneyStatement, type MoneyStatementVariant } from "../observability/metrics";
+import { forgetRuledAccounts, reserveCall, settleReservedCall } from "./settle";
+import type { Database } from "../db/types";
+
+/**
+ * The money statements' lean variants (lib/execution/settle.ts): Calls of accounts without a
+ * budget, a low-balance alert or a delegation token write exactly what the full statements write,
+ * and a rule that appears while an account's Calls take the lean path applies from the next Call,
+ * as it would with the full statements alone.
+ */
+let database: Database;
+let server: TestServer;
+let upstream: FakeUpstream;
+
+const BUILTIN = "builtin.finance.compound_interest"; // 1 credit, recorded and charged in one statement
+const HTTP = fakeTool("fake-upstream", "ok"); // 1 credit, reserved then settled
+
+beforeAll(async () => {
+  database = await createTestDatabase({ poolSize: 20 });
+  await importDemoCatalog(database.db);
+  upstream = await startFakeUpstream();
+  await importManifest(database.db, fakeUpstreamManifest(upstream.url));
+  server = await startTestServer(database);
+});
+afterAll(() => upstream?.close());
+// Each test starts as a fresh instance would: without the hint that sends ruled accounts straight to the full statements.
+beforeEach(() => forgetRuledAccounts());
+
+async function call(apiKey: string, toolId: string, i = 0) {
+  const res = await fetch(`${server.url}/api/v1/tools/execute`, {
+    method: "POST",
+    headers: { ...bearer(apiKey), "content-type": "application/json" },
+    body: JSON.stringify({ tool_id: toolId, parameters: toolId === BUILTIN ? { principal: 100 + i, annual_rate_percent: 5, years: 2 } : { city: `c${i}` } }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** `tollgate_money_statements_total` by statement and variant, from the exposition text. */
+async function statementCounts(): Promise<Record<string, number>> {
+  const { body } = await scrapeMetrics();
+  const counts: Record<string, number> = {};
+  for (const m of body.matchAll(/^tollgate_money_statements_total\{statement="(\w+)",variant="(\w+)"\} (\d+)$/gm)) counts[`${m[1]}:${m[2]}`] = Number(m[3]);
+  return counts;
+}
+
+/** How many jobs each statement variant ran while `work` ran (this file's requests only: one server, in sequence). */
+async function countedDuring(work: () => Promise<unknown>): Promise<Partial<Record<`${MoneyStatement}:${MoneyStatementVariant}`, number>>> {
+  const before = await statementCounts();
+  await work();
+  const after = await statementCounts();
+  const delta: Record<string, number> = {};
+  for (const [k, v] of Object.entries(after)) if (v !== (before[k] ?? 0)) delta[k] = v - (before[k] ?? 0);
+  return delta;
+}
+
+/** A Call's rows as they would compare across accounts: ids, times and the account's own references left out. */
+async function rowsOf(executionId: string) {
+  const [execution] = rows<Record<string, unknown>>(
+    await database.db.execute(sql`SELECT status, tool_id, provider_id, reserved_credits::text, success, reason_code, charge_outcome, settled_credits::text, cache_hit, parameters,
+                                         refunded_credits::text, response_status FROM executions WHERE id = ${executionId}`),
+  );
+  const [event] = rows<Record<string, unknown>>(
+    await database.db.execute(sql`SELECT to_jsonb(u) - ARRAY['id', 'account_id', 'api_key_id', 'execution_id', 'session_id', 'source_ref_id', 'created_at', 'credits_ledger_entry_id', 'duration_ms', 'pre_settlement_bill', 'request_payload'] AS e,
+                                         u.credits_ledger_entry_id IS NOT NULL AS linked
+                                    FROM usage_events u WHERE u.execution_id = ${executionId}`),
+  );
+  const [ledger] = rows<Record<string, unknown>>(
+    await database.db.execute(sql`SELECT entry_type, amount_credits::text, balance_before::text, balance_after::text, source_ref_type, description,
+                                         ledger_metadata - 'budgets' AS metadata, settlement_result, pre_settlement_bill - 'execution_id' AS bill
+                                    FROM credits_ledger WHERE execution_id = ${executionId}`),
+  );
+  return { execution, event, ledger };
+}
+
+async function budgetSpent(budgetId: string) {
+  const [b] = await database.db.select().from(budgets).where(eq(budgets.id, budgetId));
+  return { spent: Number(b.spentCredits), reserved: Number(b.reservedCredits) };
+}
+
+describe("lean money statements", () => {
+  it("write the same execution, usage event and ledger row as the full statements, for a reserved and an unreserved Call", async () => {
+    const lean = await seedAccount(database.db, { credits: "50" });
+    const full = await seedAccount(database.db, { credits: "50" });
+    // A budget no Call reaches sends every Call of `full` through the full statements.
+    await setBudget(database.db, { accountId: full.accountId, scope: "account", limitCredits: "1000000", period: "none" });
+
+    for (const tool of [HTTP, BUILTIN]) {
+      let a!: Awaited<ReturnType<typeof call>>;
+      let b!: Awaited<ReturnType<typeof call>>;
+      const leanCounts = await countedDuring(async () => (a = await call(lean.apiKey, tool)));
+      const fullCounts = await countedDuring(async () => (b = await call(full.apiKey, tool)));
+      expect(a.status).toBe(200);
+      expect(b.status).toBe(200);
+      expect(leanCounts).toEqual(tool === HTTP ? { "reserve:lean": 1, "settle:lean": 1 } : { "record:lean": 1 });
+      // A ruled account's Call falls back once; the hint sends the rest of it (the settlement) to the full statement at once.
+      expect(fullCounts).toEqual(tool === HTTP ? { "reserve:fallback": 1, "reserve:full": 1, "settle:full": 1 } : { "record:fallback": 1, "record:full": 1 });
+      forgetRuledAccounts();
+
+      const { execution_id: _a, elapsed_time_ms: _ams, execution_time: _at, ...answerA } = a.body;
+      const { execution_id: _b, elapsed_time_ms: _bms, execution_time: _bt, ...answerB } = b.body;
+      expect(answerA).toEqual(answerB);
+      const rowsA = await rowsOf(String(a.body.execution_id));
+      const rowsB = await rowsOf(String(b.body.execution_id));
+      expect(rowsA).toEqual(rowsB);
+      expect(rowsA.event.linked).toBe(true);
+      expect(rowsA.ledger).toMatchObject({ entry_type: "consume_tool_execute", amount_credits: "-1.000000" });
+    }
+    await assertLedgerInvariants(database.db, lean.accountId);
+    await assertLedgerInvariants(database.db, full.accountId);
+  });
+
+  it("a budget set after an account's lean Calls holds its next Calls: they fall back and are counted or refused", async () => {
+    const a = await seedAccount(database.db, { credits: "50" });
+    for (let i = 0; i < 3; i++) expect((await call(a.apiKey, i % 2 ? HTTP : BUILTIN, i)).status).toBe(200);
+    // Three credits already spent count as the budget's opening: two more fit.
+    const budget = await setBudget(database.db, { accountId: a.accountId, scope: "account", limitCredits: "5", period: "none" });
+
+    const counted = await countedDuring(async () => {
+      expect((await call(a.apiKey, HTTP, 10)).status).toBe(200);
+      forgetRuledAccounts();
+      expect((await call(a.apiKey, BUILTIN, 11)).status).toBe(200);
+      forgetRuledAccounts();
+      const refused = await call(a.apiKey, HTTP, 12);
+      expect(refused.status).toBe(402);
+      expect(refused.body.execution_outcome).toMatchObject({ reason_code: "billing.budget_exceeded" });
+    });
+    // The refused Call's record charges nothing: no rule applies to it, it stays lean.
+    expect(counted).toEqual({ "reserve:fallback": 2, "reserve:full": 2, "settle:full": 1, "record:fallback": 1, "record:full": 1, "record:lean": 1 });
+    expect(await budgetSpent(budget.budget_id)).toEqual({ spent: 5, reserved: 0 });
+    await assertLedgerInvariants(database.db, a.accountId);
+  });
+
+  it("a low-balance alert set after an account's lean Calls fires when the next settlement crosses it", async () => {
+    const a = await seedAccount(database.db, { credits: "6" });
+    expect((await call(a.apiKey, HTTP, 0)).status).toBe(200);
+    expect((await call(a.apiKey, BUILTIN, 1)).status).toBe(200);
+    await setAlertSettings(database.db, { accountId: a.accountId, change: { lowBalanceCredits: "3.5" } });
+    const counted = await countedDuring(async () => {
+      expect((await call(a.apiKey, HTTP, 2)).status).toBe(200); // 4 -> 3: crosses 3.5
+      forgetRuledAccounts();
+      expect((await call(a.apiKey, BUILTIN, 3)).status).toBe(200); // 3 -> 2: already below, no new crossing
+    });
+    // The reservation holds no budget, so the reserve stays lean; its settlement and the record fall back.
+    expect(counted).toEqual({ "reserve:lean": 1, "settle:fallback": 1, "settle:full": 1, "record:fallback": 1, "record:full": 1 });
+    const fired = rows<{ kind: string; payload: Record<string, unknown> }>(
+      await database.db.execute(sql`SELECT kind, payload FROM notifications WHERE account_id = ${a.accountId}`),
+    );
+    expect(fired).toEqual([expect.objectContaining({ kind: "low_balance", payload: expect.objectContaining({ threshold_credits: 3.5, balance_credits: 3 }) })]);
+  });
+
+  it("a reservation held on a budget or under a delegation token is settled by the full statement, whatever the hint", async () => {
+    const budgeted = await seedAccount(database.db, { credits: "20" });
+    const budget = await setBudget(database.db, { accountId: budgeted.accountId, scope: "account", limitCredits: "100", period: "none" });
+    const delegating = await seedAccount(database.db, { credits: "20" });
+    const jti = newId("exe");
+    await database.db.insert(delegationSpend).values({ jti, accountId: delegating.accountId, maxCredits: "10", expiresAt: new Date(Date.now() + 600_000) });
+
+    for (const [accountId, token] of [[budgeted.accountId, undefined], [delegating.accountId, jti]] as const) {
+      const id = newId("exe");
+      const held = await reserveCall(
+        database.db,
+        { id, accountId, toolId: BUILTIN, providerId: "tollgate-builtin", sessionId: id, status: "reserved", parameters: {}, reservationExpiresAt: new Date(Date.now() + 60_000), delegationJti: token ?? null },
+        "2",
+        token,
+      );
+      expect(held).toEqual({ reserved: true });
+      // As on an instance that never saw this account's Calls: the settlement tries the lean statement first.
+      forgetRuledAccounts();
+      const eventId = newUuid();
+      const counted = await countedDuring(async () => {
+        const settled = await settleReservedCall(database.db, {
+          executionId: id,
+          accountId,
+          update: { success: true, reasonCode: "result.valid", chargeOutcome: "charged", settledCredits: "2", durationMs: 1 },
+          event: { id: eventId, accountId, eventType: "tool_execute", sourceRefType: "execution", sourceRefId: id, executionId: id, toolId: BUILTIN, success: true, settledAmount: "2", reasonCode: "result.valid", billingSnapshotStatus: "captured" },
+          charge: { amount: "2", ledger: { id: newId("led"), entry_type: "consume_tool_execute", description: "test", source_ref_type: "execution", source_ref_id: id, execution_id: id, usage_event_id: eventId } },
+        });
+        expect(settled.settled).toBe(true);
+      });
+      expect(counted).toEqual({ "settle:fallback": 1, "settle:full": 1 });
+      const [row] = await database.db.select().from(executions).where(eq(executions.id, id));
+      expect(row.status).toBe("settled");
+      const [balance] = await database.db.select().from(creditBalances).where(eq(creditBalances.accountId, accountId));
+      expect({ reserved: Number(balance.reservedCredits), bonus: Number(balance.bonusCredits) }).toEqual({ reserved: 0, bonus: 18 });
+      await assertLedgerInvariants(database.db, accountId);
+    }
+    // The Call counted against the budget it was held on; the token's reservation became its spend.
+    expect(await budgetSpent(budget.budget_id)).toEqual({ spent: 2, reserved: 0 });
+    const [spend] = await database.db.select().from(delegationSpend).where(eq(delegationSpend.jti, jti));
+    expect({ reserved: Number(spend.reservedCredits), spent: Number(spend.spentCredits) }).toEqual({ reserved: 0, spent: 2 });
+  });
+
+  if (testDbKind() === "postgres") {
+    it("a budget set while an account's Calls run at once is never crossed, and counts exactly the charges tagged with it (PostgreSQL)", async () => {
+      const a = await seedAccount(database.db, { credits: "500" });
+      const fire = (n: number, from: number) => Promise.all(Array.from({ length: n }, (_, i) => call(a.apiKey, (from + i) % 2 ? HTTP : BUILTIN, from + i)));
+      const first = fire(40, 0);
+      // Set while the first wave is in flight: Calls whose statements began before it commits do not count against it.
+      await new Promise((r) => setTimeout(r, 5));
+      const budget = await setBudget(database.db, { accountId: a.accountId, scope: "account", limitCredits: "60", period: "none" });
+      const later = await fire(80, 100);
+      const before = await first;
+      expect(before.every((r) => r.status === 200)).toBe(true);
+      expect(later.filter((r) => r.status === 402).every((r) => (r.body.execution_outcome as { reason_code: string }).reason_code === "billing.budget_exceeded")).toBe(true);
+      const { spent, reserved } = await budgetSpent(budget.budget_id);
+      const tagged = rows<{ n: string; opening: string }>(
+        await database.db.execute(sql`SELECT coalesce(sum(-amount_credits), 0)::text AS n,
+                                             (SELECT opening_credits::text FROM budgets WHERE id = ${budget.budget_id}) AS opening
+                                        FROM credits_ledger WHERE account_id = ${a.accountId} AND ledger_metadata->'budgets' ? ${budget.budget_id}`),
+      )[0];
+      expect(reserved).toBe(0);
+      expect(spent).toBeLessThanOrEqual(60);
+      expect(spent).toBe(Number(tagged.opening) + Number(tagged.n));
+      // Every Call of the second wave started after the budget: it was counted or refused, so the limit was reached.
+      expect(spent).toBe(60);
+      await assertLedgerInvariants(database.db, a.accountId);
+    }, 60_000);
+  }
+});
