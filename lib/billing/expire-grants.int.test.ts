@@ -3,7 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import { createTestDatabase } from "../testing/database";
 import { seedAccount } from "../testing/fixtures";
 import { importDemoCatalog } from "../testing/catalog";
-import { assertLedgerInvariants } from "../testing/invariants";
+import { assertBurnOrderReplays, assertLedgerInvariants } from "../testing/invariants";
 import { creditBalances, creditGrants, usageEvents } from "../db/schema";
 import { usageEventRow } from "../audit/usage-event";
 import { rows } from "../db/row-sql";
@@ -226,38 +226,6 @@ describe("expireCreditGrants", () => {
  * each consume draws its kind's share from the kind's lots soonest-expiring first. What the
  * database recorded (each consume's grant_lots, each lot's remaining) must be exactly that.
  */
-async function assertBurnOrderReplays(accountId: string) {
-  const ledger = rows<{ id: string; entry_type: string; amount_credits: string; ledger_metadata: Record<string, unknown> }>(
-    await database.db.execute(sql`SELECT id, entry_type, amount_credits, ledger_metadata FROM credits_ledger WHERE account_id = ${accountId} ORDER BY seq`),
-  );
-  const micro = (v: string) => {
-    const [whole, fraction = ""] = v.split(".");
-    return BigInt(whole + fraction.padEnd(6, "0"));
-  };
-  const lots = new Map<string, { kind: string; expires: string; remaining: bigint }>();
-  for (const row of ledger) {
-    const meta = row.ledger_metadata;
-    if (row.entry_type.startsWith("grant_") && typeof meta.expires_at === "string") {
-      lots.set(row.id, { kind: meta.credit_kind as string, expires: new Date(meta.expires_at).toISOString(), remaining: micro(row.amount_credits) });
-    }
-    if (!row.entry_type.startsWith("consume_")) continue;
-    const expected: Record<string, string> = {};
-    for (const [kind, share] of Object.entries(meta.credit_split as Record<string, string>)) {
-      let left = micro(share);
-      const ordered = [...lots.entries()].filter(([, l]) => l.kind === kind && l.remaining > 0n).sort(([a, x], [b, y]) => (x.expires === y.expires ? (a < b ? -1 : 1) : x.expires < y.expires ? -1 : 1));
-      for (const [id, l] of ordered) {
-        const take = left < l.remaining ? left : l.remaining;
-        if (take === 0n) break;
-        l.remaining -= take;
-        left -= take;
-        expected[id] = (Number(take) / 1e6).toFixed(6);
-      }
-    }
-    expect(meta.grant_lots ?? {}, `grant_lots of ${row.id}`).toEqual(expected);
-  }
-  for (const [id, l] of lots) expect(micro((await lot(id)).remainingCredits), `remaining of ${id}`).toBe(l.remaining);
-}
-
 describe("under concurrency", () => {
   it("Calls settling while expiring grants arrive draw the lots in burn order, each lot seen by every later debit", async () => {
     const { accountId } = await seedAccount(database.db);
@@ -270,7 +238,7 @@ describe("under concurrency", () => {
       await Promise.all([...debits, ...grants]);
     }
     expect((await balance(accountId)).bonusCredits).toBe("60.000000");
-    await assertBurnOrderReplays(accountId);
+    await assertBurnOrderReplays(database.db, accountId);
     await assertLedgerInvariants(database.db, accountId);
   });
 

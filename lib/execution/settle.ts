@@ -11,12 +11,16 @@ import { creditsToSql } from "../money";
 import { countMoneyStatement } from "../observability/metrics";
 
 /**
- * The database side of a Call. Each write is ONE statement (writable CTEs) taking its rows as
- * JSON, so a Call costs one round trip (free or in-process tools) or two (reserve, then settle,
- * for upstream tools). Records and settlements of concurrent Calls are group-committed: one
- * statement writes a whole batch, each Call's rows all-or-nothing within it (`WriteBatcher`).
+ * The database side of a Call. Each write is ONE statement taking its rows as JSON, so a Call
+ * costs one round trip (free or in-process tools) or two (reserve, then settle, for upstream
+ * tools). Records and settlements of concurrent Calls are group-committed: one statement writes a
+ * whole batch, each Call's rows all-or-nothing within it (`WriteBatcher`). A Call of an account
+ * without money rules goes through a lean function (lib/db/lean-functions.ts); the full
+ * statements (writable CTEs) apply budgets, alerts, expiring lots and delegation tokens.
  */
 type ExecutionRow = typeof executions.$inferInsert;
+/** What a settlement writes on its execution row: `SETTLED_COLUMNS` (lib/db/lean-functions.ts). */
+type SettledFields = Partial<Pick<ExecutionRow, "success" | "reasonCode" | "chargeOutcome" | "settledCredits" | "durationMs" | "cacheHit" | "response" | "responseStatus">>;
 
 export interface SettleOutcome {
   /** False when a reservation was no longer held (released by the sweeper meanwhile). */
@@ -50,7 +54,7 @@ interface Job {
 
 interface JobResult {
   written: boolean;
-  /** A lean statement left this job to the full one (see NO_BUDGET). */
+  /** A lean function left this job to the full statement (lib/db/lean-functions.ts). */
   fallback: boolean;
   cap_ok?: boolean;
   budget_refusal?: BudgetRefusal | null;
@@ -74,37 +78,12 @@ function eventInsert(eventColumns: string[], from: string): string {
     )`;
 }
 
-/**
- * A lean statement applies to the Calls of accounts without money rules — no budget, no
- * low-balance alert (and, for a reservation, no delegation token): it leaves out the CTEs that
- * check, hold and count budgets, claim alerts and notifications, and move a token's spend. They
- * cost PostgreSQL as much when they find nothing as when they work: every relation and node of a
- * plan is opened and initialised at each execution (measured: a settle 0.75 -> 0.55 ms). The lean
- * statement checks the rules itself, under the same balance row locks and from the same snapshot
- * the full statement reads them in, and writes nothing for a job they apply to: that job answers
- * `fallback` and runs again through the full statement. A budget or alert set while a Call is in
- * flight therefore applies exactly as it would with the full statement alone.
- */
-const NO_LOW_BALANCE_ALERT = (account: string) =>
-  `NOT EXISTS (SELECT 1 FROM alert_settings s WHERE s.account_id = ${account} AND s.low_balance_credits IS NOT NULL)`;
-const NO_BUDGET = (account: string) => `NOT EXISTS (SELECT 1 FROM budgets b WHERE b.account_id = ${account})`;
-
 /** Executions and events of Calls that needed no reservation; a job with a `ledger` is charged. */
-function recordSql(executionColumns: string[], eventColumns: string[], lean: boolean): string {
+function recordSql(executionColumns: string[], eventColumns: string[]): string {
   const charged = "jobs WHERE job ? 'ledger'";
   return `
-    WITH ${JOBS}, ${
-      lean
-        ? `ruled AS (
-      -- Charges the lean statement leaves to the full one (the debit's CTE cur locks balance rows).
-      SELECT i FROM ${charged} AND NOT (${NO_BUDGET("job->>'account_id'")} AND ${NO_LOW_BALANCE_ALERT("job->>'account_id'")})
-    ),
-    charges AS (
-      SELECT i, job->>'account_id' AS account_id, (job->>'amount')::numeric AS amount, 0::numeric AS release, job->'ledger' AS ledger
-        FROM ${charged} AND i NOT IN (SELECT i FROM ruled)
-    ), ${DEBIT_CTES},
-    ok AS (SELECT i FROM jobs WHERE NOT job ? 'ledger' UNION ALL SELECT i FROM upd),`
-        : `lk AS (
+    WITH ${JOBS},
+    lk AS (
       SELECT account_id FROM credit_balances WHERE account_id IN (SELECT job->>'account_id' FROM ${charged})
        ORDER BY account_id FOR UPDATE
     ), ${BUDGET_QUERY(charged)},
@@ -116,17 +95,15 @@ function recordSql(executionColumns: string[], eventColumns: string[], lean: boo
     ), ${DEBIT_CTES},
     charged AS (SELECT i, amount FROM upd),
     ${BUDGET_SPEND_CTE}, ${alertCtes("bsp")},
-    ok AS (SELECT i FROM jobs WHERE NOT job ? 'ledger' UNION ALL SELECT i FROM upd),`
-    }
+    ok AS (SELECT i FROM jobs WHERE NOT job ? 'ledger' UNION ALL SELECT i FROM upd),
     ex AS (
       INSERT INTO executions (${columnList(executionColumns)})
       SELECT ${columnList(executionColumns, "r.")}
         FROM ok JOIN jobs USING (i) CROSS JOIN LATERAL jsonb_populate_record(NULL::executions, jobs.job->'execution') r
     ), ${eventInsert(eventColumns, "ok")}
     SELECT jobs.i, ok.i IS NOT NULL AS written, CASE WHEN upd.amount > 0 THEN upd.ledger->>'id' END AS ledger_id,
-           coalesce(upd.available_after, ${AVAILABLE}) AS available,
-           ${lean ? "NULL::jsonb AS budget_refusal, ruled.i IS NOT NULL AS fallback" : "bover.refusal AS budget_refusal, false AS fallback"}
-      FROM jobs LEFT JOIN ok USING (i) LEFT JOIN upd USING (i) ${lean ? "LEFT JOIN ruled USING (i)" : "LEFT JOIN bover USING (i)"} ORDER BY jobs.i`;
+           coalesce(upd.available_after, ${AVAILABLE}) AS available, bover.refusal AS budget_refusal, false AS fallback
+      FROM jobs LEFT JOIN ok USING (i) LEFT JOIN upd USING (i) LEFT JOIN bover USING (i) ORDER BY jobs.i`;
 }
 
 /** CTE `bq`: the charges of the jobs selected by `from` (a FROM clause over `jobs`), for `budgetCheckCtes`. */
@@ -142,11 +119,7 @@ const BUDGET_QUERY = (from: string) => `bq AS (
  * delegation token's reservation to its spend. A reservation already released by the sweeper
  * settles nothing.
  */
-function settleSql(updateColumns: string[], eventColumns: string[], lean: boolean): string {
-  // The lean statement settles reservations held on no budget and no token, of accounts without a
-  // low-balance alert; it leaves the others reserved for the full one (`ruled`, read in the
-  // statement's snapshot like the full statement's alert settings).
-  const leanOnly = `AND e.budget_ids IS NULL AND e.delegation_jti IS NULL AND ${NO_LOW_BALANCE_ALERT("e.account_id")}`;
+function settleSql(updateColumns: string[], eventColumns: string[]): string {
   return `
     WITH ${JOBS},
     held AS (
@@ -160,18 +133,9 @@ function settleSql(updateColumns: string[], eventColumns: string[], lean: boolea
                                                  FROM jsonb_populate_record(NULL::executions, jobs.job->'update') r),
              status = 'settled', settled_at = now()
         FROM jobs
-       WHERE e.id = jobs.job->>'execution_id' AND e.status = 'reserved' AND (SELECT count(*) FROM held) >= 0 ${lean ? leanOnly : ""}
+       WHERE e.id = jobs.job->>'execution_id' AND e.status = 'reserved' AND (SELECT count(*) FROM held) >= 0
    RETURNING jobs.i, e.account_id, e.reserved_credits, e.delegation_jti, e.budget_ids
-    ), ${
-      lean
-        ? `ruled AS (
-      SELECT jobs.i FROM jobs JOIN executions e ON e.id = jobs.job->>'execution_id'
-       WHERE e.status = 'reserved' AND jobs.i NOT IN (SELECT i FROM ex)
-    ), charges AS (
-      SELECT ex.i, ex.account_id, coalesce((jobs.job->>'amount')::numeric, 0) AS amount, ex.reserved_credits AS release, jobs.job->'ledger' AS ledger
-        FROM ex JOIN jobs USING (i)
-    ), ${DEBIT_CTES},`
-        : `bx AS (
+    ), bx AS (
       -- The budgets the reservation is held on, and the period the charge counts in.
       SELECT ex.i, bb.id, budget_period_start(bb.period, bb.time_zone, (jobs.job->>'at')::timestamptz) AS ps, ex.reserved_credits AS release
         FROM ex JOIN jobs USING (i) JOIN budgets bb ON bb.id = ANY(ex.budget_ids)
@@ -190,18 +154,17 @@ function settleSql(updateColumns: string[], eventColumns: string[], lean: boolea
        WHERE b.id = bx.id
    RETURNING ${BUDGET_CROSSING_COLUMNS("coalesce(upd.amount, 0)", "bx.ps")}
     ), ${alertCtes("bset")},
+    ${eventInsert(eventColumns, "ex")},
     dc AS (
       UPDATE delegation_spend ds
          SET reserved_credits = greatest(ds.reserved_credits - ex.reserved_credits, 0),
              spent_credits = ds.spent_credits + coalesce(upd.amount, 0)
         FROM ex LEFT JOIN upd USING (i)
        WHERE ds.jti = ex.delegation_jti
-    ),`
-    }
-    ${eventInsert(eventColumns, "ex")}
+    )
     SELECT jobs.i, ex.i IS NOT NULL AS written, CASE WHEN upd.amount > 0 THEN upd.ledger->>'id' END AS ledger_id,
-           coalesce(upd.available_after, ${AVAILABLE}) AS available, ${lean ? "ruled.i IS NOT NULL" : "false"} AS fallback
-      FROM jobs LEFT JOIN ex USING (i) LEFT JOIN upd USING (i) ${lean ? "LEFT JOIN ruled USING (i)" : ""} ORDER BY jobs.i`;
+           coalesce(upd.available_after, ${AVAILABLE}) AS available, false AS fallback
+      FROM jobs LEFT JOIN ex USING (i) LEFT JOIN upd USING (i) ORDER BY jobs.i`;
 }
 
 // Group commit: a few batches in flight (each holds a pooled connection while it runs), up to 64
@@ -222,12 +185,12 @@ async function runJobs(db: Db, text: string, jobs: Job[]): Promise<JobResult[]> 
 /**
  * Accounts whose Calls fell back from a lean statement lately (they have a budget or a low-balance
  * alert): their next Calls on this instance go straight to the full statements for a minute. Only
- * a hint that saves the second round trip; the lean statements check the rules themselves.
+ * a hint that saves the second round trip; the lean functions check the rules themselves.
  */
 const ruledAccounts = new Map<string, number>();
 const RULED_FOR_MS = 60_000;
 
-/** Drops the hint, as a new instance starts (tests use it to reach the lean statements' own checks). */
+/** Drops the hint, as a new instance starts (tests use it to reach the lean functions' own checks). */
 export function forgetRuledAccounts(): void {
   ruledAccounts.clear();
 }
@@ -241,8 +204,10 @@ function ruledLately(accountId: string): boolean {
 }
 
 /**
- * Runs a job through the lean statement of its kind when `leanFirst` allows (see NO_BUDGET), and
- * through the full statement when the lean one leaves it (`fallback`: it wrote nothing for it).
+ * Runs a job through the lean function of its kind (lib/db/lean-functions.ts) when `leanFirst`
+ * allows, and through the full statement when the function leaves it (`fallback`: it wrote
+ * nothing for it: the account has a budget, a low-balance alert or live expiring lots, or the
+ * reservation is held on a budget or a delegation token).
  */
 async function submit(db: Db, kind: Kind, a: ColumnSet, b: ColumnSet, job: Job, leanFirst: boolean): Promise<JobResult> {
   // A record that charges nothing has no rule to apply: the lean statement is always its own.
@@ -261,6 +226,10 @@ async function submit(db: Db, kind: Kind, a: ColumnSet, b: ColumnSet, job: Job, 
   return full;
 }
 
+/** The lean function of a kind (lib/db/lean-functions.ts), as a statement answering like the full one. */
+const leanSql = (kind: Kind) =>
+  `SELECT i, written, ledger_id, available, fallback, true AS cap_ok, NULL::jsonb AS budget_refusal FROM tg_${kind}_lean($1::jsonb) ORDER BY i`;
+
 /**
  * Runs a job through the batcher of its statement (one per statement text). Inside a caller's
  * transaction there is nothing to combine with: the job runs alone, in that transaction.
@@ -268,10 +237,10 @@ async function submit(db: Db, kind: Kind, a: ColumnSet, b: ColumnSet, job: Job, 
 function submitTo(db: Db, kind: Kind, lean: boolean, a: ColumnSet, b: ColumnSet, job: Job): Promise<JobResult> {
   const columnsA = a.columns;
   const columnsB = b.columns;
-  // The column lists by their short keys (`columnJsonText`): one batcher per statement text.
-  const signature = `${kind}|${lean ? "lean" : "full"}|${a.columnsKey}|${b.columnsKey}`;
+  // The full statements name their columns (by the lists' short keys, `columnJsonText`): one batcher per statement text.
+  const signature = lean ? `${kind}|lean` : `${kind}|${a.columnsKey}|${b.columnsKey}`;
   const text = () =>
-    kind === "record" ? recordSql(columnsA, columnsB, lean) : kind === "settle" ? settleSql(columnsA, columnsB, lean) : reserveSql(columnsA, lean);
+    lean ? leanSql(kind) : kind === "record" ? recordSql(columnsA, columnsB) : kind === "settle" ? settleSql(columnsA, columnsB) : reserveSql(columnsA);
   if ((db as unknown) instanceof PgTransaction) return runJobs(db, text(), [job]).then((r) => r[0]);
   let perDb = batchers.get(db);
   if (!perDb) batchers.set(db, (perDb = new Map()));
@@ -326,7 +295,7 @@ export async function settleReservedCall(
   input: {
     executionId: string;
     accountId: string;
-    update: Partial<ExecutionRow>;
+    update: SettledFields;
     event: UsageEventInput;
     charge?: Charge;
     at?: Date;
@@ -358,34 +327,7 @@ export type ReserveResult =
  * held. Under Read Committed a concurrent writer makes the conditional UPDATE wait and re-check,
  * so no interleaving can overspend.
  */
-function reserveSql(executionColumns: string[], lean: boolean): string {
-  if (lean) {
-    // Jobs without a token (the caller sends those to the full statement), of accounts without a
-    // budget: the others are `ruled` and left to the full statement (budgets apply to amounts > 0).
-    return `
-    WITH ${JOBS},
-    req AS (SELECT i, job->>'account_id' AS account_id, (job->>'amount')::numeric AS amount FROM jobs),
-    cur AS (
-      SELECT account_id FROM credit_balances WHERE account_id IN (SELECT account_id FROM req WHERE amount > 0)
-       ORDER BY account_id FOR UPDATE
-    ), ruled AS (
-      SELECT i FROM req r WHERE r.amount > 0 AND NOT ${NO_BUDGET("r.account_id")}
-    ), b AS (
-      UPDATE credit_balances cb SET reserved_credits = cb.reserved_credits + r.amount, updated_at = now()
-        FROM req r JOIN cur USING (account_id)
-       WHERE cb.account_id = r.account_id AND r.amount > 0 AND r.i NOT IN (SELECT i FROM ruled)
-         AND cb.paid_credits + cb.bonus_credits + cb.reward_credits - cb.reserved_credits >= r.amount
-   RETURNING r.i
-    ), held AS (SELECT i FROM b UNION ALL SELECT i FROM req WHERE amount = 0),
-    ex AS (
-      INSERT INTO executions (${columnList(executionColumns)})
-      SELECT ${columnList(executionColumns, "r.")}
-        FROM held JOIN jobs USING (i) CROSS JOIN LATERAL jsonb_populate_record(NULL::executions, jobs.job->'execution') r
-    )
-    SELECT req.i, held.i IS NOT NULL AS written, true AS cap_ok, NULL::jsonb AS budget_refusal, NULL AS ledger_id, NULL AS available,
-           ruled.i IS NOT NULL AS fallback
-      FROM req LEFT JOIN held USING (i) LEFT JOIN ruled USING (i) ORDER BY req.i`;
-  }
+function reserveSql(executionColumns: string[]): string {
   return `
     WITH ${JOBS},
     req AS (SELECT i, job->>'account_id' AS account_id, (job->>'amount')::numeric AS amount, job->>'jti' AS jti FROM jobs),

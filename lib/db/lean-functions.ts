@@ -1,0 +1,186 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "./types";
+import { rows } from "./row-sql";
+
+/**
+ * The lean money statements as PL/pgSQL functions: `tg_reserve_lean`, `tg_record_lean` and
+ * `tg_settle_lean`, each taking a batch of jobs as JSON (the jobs `lib/execution/settle.ts` builds)
+ * and returning one row per job `(i, written, ledger_id, available, fallback)`.
+ *
+ * Why functions: a writable-CTE statement pays for its whole plan at every execution (every
+ * relation, index and node is opened and initialised, every CTE materialised), whatever it finds
+ * to do. A function runs a few small statements whose plans PL/pgSQL keeps per connection, and
+ * only those the job needs (measured with pgbench, a reserve and a settle: 0.39 + 0.75 ms as
+ * CTEs, 0.30 + 0.52 ms as functions, before their commits).
+ *
+ * They apply to Calls of accounts without money rules, as the CTE statements' lean variants did:
+ * a job of an account with a budget (reserve, record), a low-balance alert or live expiring credit
+ * lots (record, settle), or a reservation held on a budget or a delegation token (settle) is
+ * written nothing and answered `fallback`, and the caller runs it through the full statement.
+ * Balance rows are locked first, in account order, as every money statement locks them; each
+ * later statement of a (volatile) function reads a new snapshot, so the rules are checked as
+ * committed when the lock was granted: a grant, budget or alert committed while a job waited for
+ * its balance row is seen.
+ *
+ * The column lists come from the catalog when the functions are installed (after the migrations,
+ * at every start): a column absent from a job's JSON gets the column's default, as it would if
+ * the statement had not named it.
+ */
+
+/** What a settlement may change on its execution row (absent keys keep their value). */
+export const SETTLED_COLUMNS = ["success", "reason_code", "charge_outcome", "settled_credits", "duration_ms", "cache_hit", "response", "response_status"] as const;
+
+interface Column {
+  name: string;
+  /** The column's default expression, or null. */
+  defaultExpr: string | null;
+}
+
+async function columnsOf(db: Db, table: string): Promise<Column[]> {
+  const result = await db.execute(sql`
+    SELECT a.attname AS name, pg_get_expr(d.adbin, d.adrelid) AS default_expr
+      FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+     WHERE a.attrelid = ${table}::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+     ORDER BY a.attnum`);
+  return rows<{ name: string; default_expr: string | null }>(result).map((r) => ({ name: r.name, defaultExpr: r.default_expr }));
+}
+
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * `INSERT INTO table (every column) SELECT ... FROM jsonb_populate_record(NULL::table, source) r`,
+ * a column absent from `source` taking its default; `overrides` gives some columns' values.
+ */
+function insertFromJson(table: string, columns: Column[], source: string, overrides: Record<string, string> = {}): string {
+  const names = columns.map((c) => quote(c.name)).join(", ");
+  const values = columns
+    .map((c) => overrides[c.name] ?? (c.defaultExpr === null ? `r.${quote(c.name)}` : `coalesce(r.${quote(c.name)}, ${c.defaultExpr})`))
+    .join(", ");
+  return `INSERT INTO ${table} (${names}) SELECT ${values} FROM jsonb_populate_record(NULL::${table}, ${source}) r`;
+}
+
+/** The functions' source (one CREATE statement each), for the columns the tables have now. */
+export function leanFunctionsSql(columns: { executions: Column[]; usageEvents: Column[] }): string[] {
+  const execution = (source: string) => insertFromJson("executions", columns.executions, source);
+  const event = (source: string) => insertFromJson("usage_events", columns.usageEvents, source, { credits_ledger_entry_id: "ledger_id" });
+  const settled = SETTLED_COLUMNS.map(quote).join(", ");
+  const settledValues = SETTLED_COLUMNS.map((c) => `r.${quote(c)}`).join(", ");
+
+  // Locks the balance rows of the batch's jobs with an amount (or all, for `all`), in account order.
+  const lockBalances = (which: string) => `
+  PERFORM 1 FROM credit_balances
+    WHERE account_id IN (SELECT j.value->>'account_id' FROM jsonb_array_elements(batch) j WHERE ${which})
+    ORDER BY account_id FOR UPDATE;`;
+
+  // A job's rules that only the full statements apply: a low-balance alert or live expiring lots.
+  const ruledCharge = `EXISTS (SELECT 1 FROM alert_settings s WHERE s.account_id = acc AND s.low_balance_credits IS NOT NULL)
+          OR EXISTS (SELECT 1 FROM credit_grants g WHERE g.account_id = acc AND g.expired_at IS NULL)`;
+
+  // Debits `amt` from the locked balance row (bonus, then reward, then paid) releasing `rel`, and
+  // appends the consume row; sets `ledger_id` and `available`. Nothing when the credits are short.
+  const debit = `
+      SELECT cb.bonus_credits, cb.reward_credits, cb.paid_credits, cb.reserved_credits INTO bonus, reward, paid, reserved
+        FROM credit_balances cb WHERE cb.account_id = acc;
+      IF bonus + reward + paid - reserved + rel < amt THEN
+        short := true;
+      ELSE
+        short := false;
+        tb := least(bonus, amt); tr := least(reward, amt - tb); tp := amt - tb - tr;
+        UPDATE credit_balances SET bonus_credits = bonus_credits - tb, reward_credits = reward_credits - tr,
+               paid_credits = paid_credits - tp, reserved_credits = greatest(reserved_credits - rel, 0), updated_at = now()
+         WHERE account_id = acc;
+        available := bonus + reward + paid - amt - greatest(reserved - rel, 0);
+        IF amt > 0 THEN
+          led := job->'ledger';
+          ledger_id := led->>'id';
+          INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id,
+                                      execution_id, usage_event_id, api_key_id, pre_settlement_bill, settlement_result,
+                                      balance_before, balance_after, ledger_metadata, description)
+          SELECT l.id, acc, l.entry_type, -amt, 'tollgate', l.source_ref_type, l.source_ref_id,
+                 l.execution_id, l.usage_event_id, l.api_key_id, l.pre_settlement_bill, l.settlement_result,
+                 bonus + reward + paid, bonus + reward + paid - amt,
+                 coalesce(l.ledger_metadata, '{}'::jsonb)
+                   || jsonb_build_object('credit_split', jsonb_build_object('bonus', tb::text, 'reward', tr::text, 'paid', tp::text)),
+                 l.description
+            FROM jsonb_populate_record(NULL::credits_ledger, led) l;
+        END IF;
+      END IF;`;
+
+  const declare = `
+DECLARE
+  job jsonb; acc text; amt numeric; rel numeric := 0; short boolean;
+  bonus numeric; reward numeric; paid numeric; reserved numeric; tb numeric; tr numeric; tp numeric; led jsonb;`;
+  const each = `
+  FOR job, i IN SELECT j.value, j.ord::int FROM jsonb_array_elements(batch) WITH ORDINALITY AS j(value, ord) ORDER BY j.value->>'account_id', j.ord LOOP
+    acc := job->>'account_id'; amt := coalesce((job->>'amount')::numeric, 0);
+    written := false; ledger_id := NULL; available := NULL; fallback := false;`;
+  const returns = `RETURNS TABLE (i int, written boolean, ledger_id text, available numeric, fallback boolean)
+  LANGUAGE plpgsql VOLATILE AS $fn$`;
+
+  return [
+    `
+CREATE OR REPLACE FUNCTION tg_reserve_lean(batch jsonb) ${returns}${declare}
+BEGIN${lockBalances("(j.value->>'amount')::numeric > 0")}${each}
+    IF amt > 0 THEN
+      IF EXISTS (SELECT 1 FROM budgets bu WHERE bu.account_id = acc) THEN
+        fallback := true; RETURN NEXT; CONTINUE;
+      END IF;
+      UPDATE credit_balances SET reserved_credits = reserved_credits + amt, updated_at = now()
+       WHERE account_id = acc AND paid_credits + bonus_credits + reward_credits - reserved_credits >= amt;
+      IF NOT FOUND THEN RETURN NEXT; CONTINUE; END IF;
+    END IF;
+    ${execution("job->'execution'")};
+    written := true; RETURN NEXT;
+  END LOOP;
+END $fn$`,
+    `
+CREATE OR REPLACE FUNCTION tg_record_lean(batch jsonb) ${returns}${declare}
+BEGIN${lockBalances("j.value ? 'ledger'")}${each}
+    IF job ? 'ledger' THEN
+      IF EXISTS (SELECT 1 FROM budgets bu WHERE bu.account_id = acc) OR ${ruledCharge} THEN
+        fallback := true; RETURN NEXT; CONTINUE;
+      END IF;
+      ${debit}
+      IF short THEN RETURN NEXT; CONTINUE; END IF;
+    ELSE
+      SELECT cb.paid_credits + cb.bonus_credits + cb.reward_credits - cb.reserved_credits INTO available FROM credit_balances cb WHERE cb.account_id = acc;
+    END IF;
+    ${execution("job->'execution'")};
+    ${event("job->'event'")};
+    written := true; RETURN NEXT;
+  END LOOP;
+END $fn$`,
+    `
+CREATE OR REPLACE FUNCTION tg_settle_lean(batch jsonb) ${returns}${declare}
+  held executions%ROWTYPE;
+BEGIN${lockBalances("true")}${each}
+    SELECT * INTO held FROM executions e WHERE e.id = job->>'execution_id' AND e.status = 'reserved' FOR UPDATE;
+    IF NOT FOUND THEN
+      -- Released by the sweeper meanwhile: nothing to settle.
+      SELECT cb.paid_credits + cb.bonus_credits + cb.reward_credits - cb.reserved_credits INTO available FROM credit_balances cb WHERE cb.account_id = acc;
+      RETURN NEXT; CONTINUE;
+    END IF;
+    IF held.budget_ids IS NOT NULL OR held.delegation_jti IS NOT NULL OR (amt > 0 AND (${ruledCharge})) THEN
+      fallback := true; RETURN NEXT; CONTINUE;
+    END IF;
+    rel := held.reserved_credits;
+    ${debit}
+    IF short THEN
+      -- Cannot happen while the reservation is held (it covers the quoted maximum); the full statement decides.
+      fallback := true; RETURN NEXT; CONTINUE;
+    END IF;
+    UPDATE executions e SET (${settled}) = (SELECT ${settledValues} FROM jsonb_populate_record(held, job->'update') r),
+           status = 'settled', settled_at = now()
+     WHERE e.id = held.id;
+    ${event("job->'event'")};
+    written := true; RETURN NEXT;
+  END LOOP;
+END $fn$`,
+  ];
+}
+
+/** (Re)creates the lean functions for the tables as they are (see the module comment). */
+export async function installLeanFunctions(db: Db): Promise<void> {
+  const [executions, usageEvents] = [await columnsOf(db, "executions"), await columnsOf(db, "usage_events")];
+  for (const statement of leanFunctionsSql({ executions, usageEvents })) await db.execute(sql.raw(statement));
+}
