@@ -11,6 +11,8 @@ interface IdSource {
   column: string;
   /** The column is a uuid: only a UUID-shaped id can be there (and casting anything else would fail). */
   uuid?: boolean;
+  /** The rows this source is indexed for (a partial index); the others are found through another source. */
+  where?: string;
 }
 
 /**
@@ -25,7 +27,8 @@ export const ID_SOURCES: readonly IdSource[] = [
   { kind: "search_id", table: "searches", column: "id" },
   { kind: "search_id", table: "usage_events", column: "search_id" },
   { kind: "ledger_entry_id", table: "credits_ledger", column: "id" },
-  { kind: "session_id", table: "executions", column: "session_id" },
+  // Only executions in flight: a settled or released one is found by its usage event's session_id.
+  { kind: "session_id", table: "executions", column: "session_id", where: "status = 'reserved'" },
   { kind: "session_id", table: "searches", column: "session_id" },
   { kind: "session_id", table: "usage_events", column: "session_id" },
 ];
@@ -36,7 +39,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function probes(id: string, kinds: readonly IdKind[], body: (source: IdSource, rank: number, match: SQL) => SQL): SQL | null {
   const selects = ID_SOURCES.flatMap((s, rank) => {
     if (!kinds.includes(s.kind) || (s.uuid && !UUID.test(id))) return [];
-    const match = sql`${sql.raw(`${s.table}.${s.column}`)} = ${id}${sql.raw(s.uuid ? "::uuid" : "")}`;
+    const match = sql`${sql.raw(`${s.table}.${s.column}`)} = ${id}${sql.raw(s.uuid ? "::uuid" : "")}${sql.raw(s.where ? ` AND ${s.table}.${s.where}` : "")}`;
     return [sql`(${body(s, rank, match)})`];
   });
   return selects.length === 0 ? null : sql.join(selects, sql` UNION ALL `);

@@ -73,7 +73,7 @@ export async function lookupId(db: Db, accountId: string, id: string): Promise<L
     const found = rows<{ execution_id: string | null; search_id: string | null }>(
       await db.execute(sql`
         SELECT execution_id, search_id FROM (
-          SELECT id AS execution_id, search_id, created_at FROM executions WHERE account_id = ${a} AND session_id = ${id}
+          SELECT id AS execution_id, search_id, created_at FROM executions WHERE account_id = ${a} AND session_id = ${id} AND status = 'reserved'
           UNION ALL SELECT NULL, id, created_at FROM searches WHERE account_id = ${a} AND session_id = ${id}
           UNION ALL SELECT execution_id, search_id, created_at FROM usage_events WHERE account_id = ${a} AND session_id = ${id}
         ) x ORDER BY created_at DESC LIMIT ${MAX_EVENTS}`),

@@ -101,6 +101,17 @@ describe("audit verify", () => {
     expect(await checksFailing(other.accountId)).toEqual(["charge_outcome", "uncharged_event_has_no_row"]);
   });
 
+  it("a finished Call without its usage event", async () => {
+    const { accountId } = await chargedAccount();
+    await database.db.execute(sql`
+      INSERT INTO executions (id, account_id, tool_id, session_id, status, success, reason_code, charge_outcome, settled_credits, settled_at)
+      VALUES ('exe_test_no_event', ${accountId}, ${COMPOUND}, 'exe_test_no_event', 'settled', true, 'result.valid', 'included', 0, now())`);
+    expect(await checksFailing(accountId)).toEqual(["finished_execution_has_one_event"]);
+    expect((await verifyLedger(database.db, { accountId })).violations).toEqual([
+      { account_id: accountId, check: "finished_execution_has_one_event", message: "settled execution exe_test_no_event has 0 usage events" },
+    ]);
+  });
+
   it("a reservation left behind, and reserved credits nothing holds", async () => {
     const { accountId, executionId } = await chargedAccount();
     await database.db.execute(sql`UPDATE executions SET status = 'reserved', reserved_credits = 2, reservation_expires_at = now() - interval '10 minutes' WHERE id = ${executionId}`);

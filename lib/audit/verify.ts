@@ -129,6 +129,16 @@ const checks: Check[] = [
     message: (r) => `execution ${r.execution_id} was charged ${r.ledger_rows} times`,
   },
   {
+    // A finished Call is found by its usage event (the session lookup reads only executions in flight).
+    name: "finished_execution_has_one_event",
+    query: (account) => sql`
+      SELECT x.account_id, x.id, x.status, count(e.id) AS events
+        FROM executions x LEFT JOIN usage_events e ON e.execution_id = x.id AND e.account_id = x.account_id AND e.event_type = 'tool_execute'
+       WHERE ${account("x")} AND x.status <> 'reserved'
+       GROUP BY x.account_id, x.id, x.status HAVING count(e.id) <> 1`,
+    message: (r) => `${r.status} execution ${r.id} has ${r.events} usage events`,
+  },
+  {
     // Contract section 3 (lib/billing/charge-outcome.ts), restated here to check what was stored.
     name: "charge_outcome",
     query: (account) => sql`

@@ -273,12 +273,13 @@ describe("support access", () => {
     expect((await logRows()).length).toBe(n0);
   });
 
-  it("a support user's lookup finds the owner of an id wherever the lookup itself would: a session only on an execution, a search only on events", async () => {
+  it("a support user's lookup finds the owner of an id wherever the lookup itself would: a session only on a Call in flight, a search only on events", async () => {
+    // A Call in flight has no usage event yet: its reserved execution is the only row naming its session.
     const session = "sess-only-on-execution";
     const exe = newId("exe");
     await database.db.execute(sql`
-      INSERT INTO executions (id, account_id, tool_id, session_id, status, success, reason_code, charge_outcome, settled_credits, created_at, settled_at)
-      VALUES (${exe}, ${acct.accountId}, 'builtin.convert.temperature', ${session}, 'settled', true, 'result.valid', 'included', 0, now(), now())`);
+      INSERT INTO executions (id, account_id, tool_id, session_id, status, reserved_credits, reservation_expires_at, created_at)
+      VALUES (${exe}, ${acct.accountId}, 'builtin.convert.temperature', ${session}, 'reserved', 0, now() + interval '1 minute', now())`);
     const [event] = await writePastEvents(database.db, acct.accountId, [{ at: new Date(), eventType: "search", searchId: "srch_only_on_events", sessionId: null }]);
     const n0 = (await logRows()).length;
 

@@ -45,12 +45,14 @@ export const executions = pgTable(
     settledAt: tsz("settled_at"),
   },
   (t) => [
-    index("executions_account_created_idx").on(t.accountId, t.createdAt.desc()),
     // Partial where the column is mostly NULL (or the row is mostly settled): a Call writes fewer
-    // index entries (its execution row is inserted, then updated by the settlement).
+    // index entries (its execution row is inserted, then updated by the settlement, which writes
+    // an entry only in the indexes that hold settled rows: the primary key). No query reads
+    // executions by account and time, and a settled or released execution is found by session
+    // through its usage event (migration 0017, docs/call.md).
     index("executions_reserved_expiry_idx").on(t.reservationExpiresAt).where(sql`${t.status} = 'reserved'`),
+    index("executions_reserved_session_idx").on(t.sessionId).where(sql`${t.status} = 'reserved'`),
     uniqueIndex("executions_idempotency_uq").on(t.accountId, t.idempotencyKey).where(sql`${t.idempotencyKey} IS NOT NULL`),
-    index("executions_session_idx").on(t.sessionId),
     index("executions_delegation_idx").on(t.delegationJti).where(sql`${t.delegationJti} IS NOT NULL`),
   ],
 );
