@@ -66,49 +66,51 @@ export function leanFunctionsSql(columns: { executions: Column[]; usageEvents: C
   const settled = SETTLED_COLUMNS.map(quote).join(", ");
   const settledValues = SETTLED_COLUMNS.map((c) => `r.${quote(c)}`).join(", ");
 
-  // Locks the balance rows of the batch's jobs with an amount (or all, for `all`), in account order.
+  // A batch of several jobs locks its balance rows first, in account order, as every money
+  // statement takes them (a lone job's first statement locks its row).
   const lockBalances = (which: string) => `
-  PERFORM 1 FROM credit_balances
-    WHERE account_id IN (SELECT j.value->>'account_id' FROM jsonb_array_elements(batch) j WHERE ${which})
-    ORDER BY account_id FOR UPDATE;`;
+  IF jsonb_array_length(batch) > 1 THEN
+    PERFORM 1 FROM credit_balances
+      WHERE account_id IN (SELECT j.value->>'account_id' FROM jsonb_array_elements(batch) j WHERE ${which})
+      ORDER BY account_id FOR UPDATE;
+  END IF;`;
 
-  // A job's rules that only the full statements apply: a low-balance alert or live expiring lots.
+  // Locks (or, in a batch, has locked) the job's balance row and reads it.
+  const readBalance = `
+      SELECT cb.bonus_credits, cb.reward_credits, cb.paid_credits, cb.reserved_credits INTO bonus, reward, paid, reserved
+        FROM credit_balances cb WHERE cb.account_id = acc FOR UPDATE;`;
+
+  // A charge's rules that only the full statements apply: a low-balance alert or live expiring lots.
   const ruledCharge = `EXISTS (SELECT 1 FROM alert_settings s WHERE s.account_id = acc AND s.low_balance_credits IS NOT NULL)
           OR EXISTS (SELECT 1 FROM credit_grants g WHERE g.account_id = acc AND g.expired_at IS NULL)`;
+  const hasBudget = `EXISTS (SELECT 1 FROM budgets bu WHERE bu.account_id = acc)`;
 
-  // Debits `amt` from the locked balance row (bonus, then reward, then paid) releasing `rel`, and
-  // appends the consume row; sets `ledger_id` and `available`. Nothing when the credits are short.
+  // Debits `amt` from the balance row read by readBalance (bonus, then reward, then paid),
+  // releasing `rel`, and appends the consume row; sets `ledger_id` and `available`.
   const debit = `
-      SELECT cb.bonus_credits, cb.reward_credits, cb.paid_credits, cb.reserved_credits INTO bonus, reward, paid, reserved
-        FROM credit_balances cb WHERE cb.account_id = acc;
-      IF bonus + reward + paid - reserved + rel < amt THEN
-        short := true;
-      ELSE
-        short := false;
-        tb := least(bonus, amt); tr := least(reward, amt - tb); tp := amt - tb - tr;
-        UPDATE credit_balances SET bonus_credits = bonus_credits - tb, reward_credits = reward_credits - tr,
-               paid_credits = paid_credits - tp, reserved_credits = greatest(reserved_credits - rel, 0), updated_at = now()
-         WHERE account_id = acc;
-        available := bonus + reward + paid - amt - greatest(reserved - rel, 0);
-        IF amt > 0 THEN
-          led := job->'ledger';
-          ledger_id := led->>'id';
-          INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id,
-                                      execution_id, usage_event_id, api_key_id, pre_settlement_bill, settlement_result,
-                                      balance_before, balance_after, ledger_metadata, description)
-          SELECT l.id, acc, l.entry_type, -amt, 'tollgate', l.source_ref_type, l.source_ref_id,
-                 l.execution_id, l.usage_event_id, l.api_key_id, l.pre_settlement_bill, l.settlement_result,
-                 bonus + reward + paid, bonus + reward + paid - amt,
-                 coalesce(l.ledger_metadata, '{}'::jsonb)
-                   || jsonb_build_object('credit_split', jsonb_build_object('bonus', tb::text, 'reward', tr::text, 'paid', tp::text)),
-                 l.description
-            FROM jsonb_populate_record(NULL::credits_ledger, led) l;
-        END IF;
+      tb := least(bonus, amt); tr := least(reward, amt - tb); tp := amt - tb - tr;
+      UPDATE credit_balances SET bonus_credits = bonus_credits - tb, reward_credits = reward_credits - tr,
+             paid_credits = paid_credits - tp, reserved_credits = greatest(reserved_credits - rel, 0), updated_at = now()
+       WHERE account_id = acc;
+      available := bonus + reward + paid - amt - greatest(reserved - rel, 0);
+      IF amt > 0 THEN
+        led := job->'ledger';
+        ledger_id := led->>'id';
+        INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id,
+                                    execution_id, usage_event_id, api_key_id, pre_settlement_bill, settlement_result,
+                                    balance_before, balance_after, ledger_metadata, description)
+        SELECT l.id, acc, l.entry_type, -amt, 'tollgate', l.source_ref_type, l.source_ref_id,
+               l.execution_id, l.usage_event_id, l.api_key_id, l.pre_settlement_bill, l.settlement_result,
+               bonus + reward + paid, bonus + reward + paid - amt,
+               coalesce(l.ledger_metadata, '{}'::jsonb)
+                 || jsonb_build_object('credit_split', jsonb_build_object('bonus', tb::text, 'reward', tr::text, 'paid', tp::text)),
+               l.description
+          FROM jsonb_populate_record(NULL::credits_ledger, led) l;
       END IF;`;
 
   const declare = `
 DECLARE
-  job jsonb; acc text; amt numeric; rel numeric := 0; short boolean;
+  job jsonb; acc text; amt numeric; rel numeric := 0;
   bonus numeric; reward numeric; paid numeric; reserved numeric; tb numeric; tr numeric; tp numeric; led jsonb;`;
   const each = `
   FOR job, i IN SELECT j.value, j.ord::int FROM jsonb_array_elements(batch) WITH ORDINALITY AS j(value, ord) ORDER BY j.value->>'account_id', j.ord LOOP
@@ -122,12 +124,17 @@ DECLARE
 CREATE OR REPLACE FUNCTION tg_reserve_lean(batch jsonb) ${returns}${declare}
 BEGIN${lockBalances("(j.value->>'amount')::numeric > 0")}${each}
     IF amt > 0 THEN
-      IF EXISTS (SELECT 1 FROM budgets bu WHERE bu.account_id = acc) THEN
-        fallback := true; RETURN NEXT; CONTINUE;
-      END IF;
+      -- The conditional update locks the row; budgets are read after it, as committed by then.
       UPDATE credit_balances SET reserved_credits = reserved_credits + amt, updated_at = now()
        WHERE account_id = acc AND paid_credits + bonus_credits + reward_credits - reserved_credits >= amt;
-      IF NOT FOUND THEN RETURN NEXT; CONTINUE; END IF;
+      IF NOT FOUND THEN
+        -- Short of credits: a budget may refuse first (the full statement says which).
+        fallback := ${hasBudget}; RETURN NEXT; CONTINUE;
+      END IF;
+      IF ${hasBudget} THEN
+        UPDATE credit_balances SET reserved_credits = reserved_credits - amt WHERE account_id = acc;
+        fallback := true; RETURN NEXT; CONTINUE;
+      END IF;
     END IF;
     ${execution("job->'execution'")};
     written := true; RETURN NEXT;
@@ -137,11 +144,12 @@ END $fn$`,
 CREATE OR REPLACE FUNCTION tg_record_lean(batch jsonb) ${returns}${declare}
 BEGIN${lockBalances("j.value ? 'ledger'")}${each}
     IF job ? 'ledger' THEN
-      IF EXISTS (SELECT 1 FROM budgets bu WHERE bu.account_id = acc) OR ${ruledCharge} THEN
+      ${readBalance}
+      IF ${hasBudget} OR ${ruledCharge} THEN
         fallback := true; RETURN NEXT; CONTINUE;
       END IF;
+      IF bonus + reward + paid - reserved < amt THEN RETURN NEXT; CONTINUE; END IF;
       ${debit}
-      IF short THEN RETURN NEXT; CONTINUE; END IF;
     ELSE
       SELECT cb.paid_credits + cb.bonus_credits + cb.reward_credits - cb.reserved_credits INTO available FROM credit_balances cb WHERE cb.account_id = acc;
     END IF;
@@ -152,26 +160,26 @@ BEGIN${lockBalances("j.value ? 'ledger'")}${each}
 END $fn$`,
     `
 CREATE OR REPLACE FUNCTION tg_settle_lean(batch jsonb) ${returns}${declare}
-  held executions%ROWTYPE;
 BEGIN${lockBalances("true")}${each}
-    SELECT * INTO held FROM executions e WHERE e.id = job->>'execution_id' AND e.status = 'reserved' FOR UPDATE;
+    ${readBalance}
+    IF amt > 0 AND (${ruledCharge}) THEN
+      fallback := true; RETURN NEXT; CONTINUE;
+    END IF;
+    UPDATE executions e SET (${settled}) = (SELECT ${settledValues} FROM jsonb_populate_record(e, job->'update') r),
+           status = 'settled', settled_at = now()
+     WHERE e.id = job->>'execution_id' AND e.status = 'reserved' AND e.budget_ids IS NULL AND e.delegation_jti IS NULL
+     RETURNING e.reserved_credits INTO rel;
     IF NOT FOUND THEN
-      -- Released by the sweeper meanwhile: nothing to settle.
-      SELECT cb.paid_credits + cb.bonus_credits + cb.reward_credits - cb.reserved_credits INTO available FROM credit_balances cb WHERE cb.account_id = acc;
+      -- Held on a budget or a token (the full statement settles it), or released by the sweeper meanwhile.
+      fallback := EXISTS (SELECT 1 FROM executions e WHERE e.id = job->>'execution_id' AND e.status = 'reserved');
+      IF NOT fallback THEN available := bonus + reward + paid - reserved; END IF;
       RETURN NEXT; CONTINUE;
     END IF;
-    IF held.budget_ids IS NOT NULL OR held.delegation_jti IS NOT NULL OR (amt > 0 AND (${ruledCharge})) THEN
-      fallback := true; RETURN NEXT; CONTINUE;
+    IF bonus + reward + paid - reserved + rel < amt THEN
+      -- A reservation covers the quoted maximum, which a settled amount never exceeds.
+      RAISE EXCEPTION 'settlement of % credits exceeds what execution % holds and the balance', amt, job->>'execution_id';
     END IF;
-    rel := held.reserved_credits;
     ${debit}
-    IF short THEN
-      -- Cannot happen while the reservation is held (it covers the quoted maximum); the full statement decides.
-      fallback := true; RETURN NEXT; CONTINUE;
-    END IF;
-    UPDATE executions e SET (${settled}) = (SELECT ${settledValues} FROM jsonb_populate_record(held, job->'update') r),
-           status = 'settled', settled_at = now()
-     WHERE e.id = held.id;
     ${event("job->'event'")};
     written := true; RETURN NEXT;
   END LOOP;
