@@ -4,8 +4,10 @@ import { rows } from "./row-sql";
 
 /**
  * The lean money statements as PL/pgSQL functions: `tg_reserve_lean`, `tg_record_lean` and
- * `tg_settle_lean`, each taking a batch of jobs as JSON (the jobs `lib/execution/settle.ts` builds)
- * and returning one row per job `(i, written, ledger_id, available, fallback)`.
+ * `tg_settle_lean`, each taking one job as JSON (as `lib/execution/settle.ts` builds it) and
+ * returning one row `(written, ledger_id, available, fallback)`. They serve a Call whose statement
+ * goes alone; a batch of concurrent Calls goes as one full statement, which writes any number of
+ * jobs for about the price of one.
  *
  * Why functions: a writable-CTE statement pays for its whole plan at every execution (every
  * relation, index and node is opened and initialised, every CTE materialised), whatever it finds
@@ -13,14 +15,13 @@ import { rows } from "./row-sql";
  * only those the job needs (measured with pgbench, a reserve and a settle: 0.39 + 0.75 ms as
  * CTEs, 0.30 + 0.52 ms as functions, before their commits).
  *
- * They apply to Calls of accounts without money rules, as the CTE statements' lean variants did:
- * a job of an account with a budget (reserve, record), a low-balance alert or live expiring credit
+ * They apply to Calls of accounts without money rules: a job of an account with a budget (reserve, record), a low-balance alert or live expiring credit
  * lots (record, settle), or a reservation held on a budget or a delegation token (settle) is
  * written nothing and answered `fallback`, and the caller runs it through the full statement.
- * Balance rows are locked first, in account order, as every money statement locks them; each
- * later statement of a (volatile) function reads a new snapshot, so the rules are checked as
- * committed when the lock was granted: a grant, budget or alert committed while a job waited for
- * its balance row is seen.
+ * The job's balance row is locked first, as every money statement locks it; each later statement
+ * of a (volatile) function reads a new snapshot, so the rules are checked as committed when the
+ * lock was granted: a grant, budget or alert committed while a job waited for its balance row is
+ * seen.
  *
  * The column lists come from the catalog when the functions are installed (after the migrations,
  * at every start): a column absent from a job's JSON gets the column's default, as it would if
@@ -66,123 +67,103 @@ export function leanFunctionsSql(columns: { executions: Column[]; usageEvents: C
   const settled = SETTLED_COLUMNS.map(quote).join(", ");
   const settledValues = SETTLED_COLUMNS.map((c) => `r.${quote(c)}`).join(", ");
 
-  // A batch of several jobs locks its balance rows first, in account order, as every money
-  // statement takes them (a lone job's first statement locks its row).
-  const lockBalances = (which: string) => `
-  IF jsonb_array_length(batch) > 1 THEN
-    PERFORM 1 FROM credit_balances
-      WHERE account_id IN (SELECT j.value->>'account_id' FROM jsonb_array_elements(batch) j WHERE ${which})
-      ORDER BY account_id FOR UPDATE;
-  END IF;`;
-
-  // Locks (or, in a batch, has locked) the job's balance row and reads it.
+  // Locks the job's balance row and reads it.
   const readBalance = `
-      SELECT cb.bonus_credits, cb.reward_credits, cb.paid_credits, cb.reserved_credits INTO bonus, reward, paid, reserved
-        FROM credit_balances cb WHERE cb.account_id = acc FOR UPDATE;`;
+  SELECT cb.bonus_credits, cb.reward_credits, cb.paid_credits, cb.reserved_credits INTO bonus, reward, paid, reserved
+    FROM credit_balances cb WHERE cb.account_id = acc FOR UPDATE;`;
 
   // A charge's rules that only the full statements apply: a low-balance alert or live expiring lots.
   const ruledCharge = `EXISTS (SELECT 1 FROM alert_settings s WHERE s.account_id = acc AND s.low_balance_credits IS NOT NULL)
-          OR EXISTS (SELECT 1 FROM credit_grants g WHERE g.account_id = acc AND g.expired_at IS NULL)`;
+      OR EXISTS (SELECT 1 FROM credit_grants g WHERE g.account_id = acc AND g.expired_at IS NULL)`;
   const hasBudget = `EXISTS (SELECT 1 FROM budgets bu WHERE bu.account_id = acc)`;
 
   // Debits `amt` from the balance row read by readBalance (bonus, then reward, then paid),
   // releasing `rel`, and appends the consume row; sets `ledger_id` and `available`.
   const debit = `
-      tb := least(bonus, amt); tr := least(reward, amt - tb); tp := amt - tb - tr;
-      UPDATE credit_balances SET bonus_credits = bonus_credits - tb, reward_credits = reward_credits - tr,
-             paid_credits = paid_credits - tp, reserved_credits = greatest(reserved_credits - rel, 0), updated_at = now()
-       WHERE account_id = acc;
-      available := bonus + reward + paid - amt - greatest(reserved - rel, 0);
-      IF amt > 0 THEN
-        led := job->'ledger';
-        ledger_id := led->>'id';
-        INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id,
-                                    execution_id, usage_event_id, api_key_id, pre_settlement_bill, settlement_result,
-                                    balance_before, balance_after, ledger_metadata, description)
-        SELECT l.id, acc, l.entry_type, -amt, 'tollgate', l.source_ref_type, l.source_ref_id,
-               l.execution_id, l.usage_event_id, l.api_key_id, l.pre_settlement_bill, l.settlement_result,
-               bonus + reward + paid, bonus + reward + paid - amt,
-               coalesce(l.ledger_metadata, '{}'::jsonb)
-                 || jsonb_build_object('credit_split', jsonb_build_object('bonus', tb::text, 'reward', tr::text, 'paid', tp::text)),
-               l.description
-          FROM jsonb_populate_record(NULL::credits_ledger, led) l;
-      END IF;`;
+  tb := least(bonus, amt); tr := least(reward, amt - tb); tp := amt - tb - tr;
+  UPDATE credit_balances SET bonus_credits = bonus_credits - tb, reward_credits = reward_credits - tr,
+         paid_credits = paid_credits - tp, reserved_credits = greatest(reserved_credits - rel, 0), updated_at = now()
+   WHERE account_id = acc;
+  available := bonus + reward + paid - amt - greatest(reserved - rel, 0);
+  IF amt > 0 THEN
+    led := job->'ledger';
+    ledger_id := led->>'id';
+    INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id,
+                                execution_id, usage_event_id, api_key_id, pre_settlement_bill, settlement_result,
+                                balance_before, balance_after, ledger_metadata, description)
+    SELECT l.id, acc, l.entry_type, -amt, 'tollgate', l.source_ref_type, l.source_ref_id,
+           l.execution_id, l.usage_event_id, l.api_key_id, l.pre_settlement_bill, l.settlement_result,
+           bonus + reward + paid, bonus + reward + paid - amt,
+           coalesce(l.ledger_metadata, '{}'::jsonb)
+             || jsonb_build_object('credit_split', jsonb_build_object('bonus', tb::text, 'reward', tr::text, 'paid', tp::text)),
+           l.description
+      FROM jsonb_populate_record(NULL::credits_ledger, led) l;
+  END IF;`;
 
-  const declare = `
+  const header = (name: string) => `
+CREATE OR REPLACE FUNCTION ${name}(job jsonb) RETURNS TABLE (written boolean, ledger_id text, available numeric, fallback boolean)
+  LANGUAGE plpgsql VOLATILE AS $fn$
 DECLARE
-  job jsonb; acc text; amt numeric; rel numeric := 0;
-  bonus numeric; reward numeric; paid numeric; reserved numeric; tb numeric; tr numeric; tp numeric; led jsonb;`;
-  const each = `
-  FOR job, i IN SELECT j.value, j.ord::int FROM jsonb_array_elements(batch) WITH ORDINALITY AS j(value, ord) ORDER BY j.value->>'account_id', j.ord LOOP
-    acc := job->>'account_id'; amt := coalesce((job->>'amount')::numeric, 0);
-    written := false; ledger_id := NULL; available := NULL; fallback := false;`;
-  const returns = `RETURNS TABLE (i int, written boolean, ledger_id text, available numeric, fallback boolean)
-  LANGUAGE plpgsql VOLATILE AS $fn$`;
+  acc text := job->>'account_id'; amt numeric := coalesce((job->>'amount')::numeric, 0); rel numeric := 0;
+  bonus numeric; reward numeric; paid numeric; reserved numeric; tb numeric; tr numeric; tp numeric; led jsonb;
+BEGIN
+  written := false; fallback := false;`;
 
   return [
-    `
-CREATE OR REPLACE FUNCTION tg_reserve_lean(batch jsonb) ${returns}${declare}
-BEGIN${lockBalances("(j.value->>'amount')::numeric > 0")}${each}
-    IF amt > 0 THEN
-      -- The conditional update locks the row; budgets are read after it, as committed by then.
-      UPDATE credit_balances SET reserved_credits = reserved_credits + amt, updated_at = now()
-       WHERE account_id = acc AND paid_credits + bonus_credits + reward_credits - reserved_credits >= amt;
-      IF NOT FOUND THEN
-        -- Short of credits: a budget may refuse first (the full statement says which).
-        fallback := ${hasBudget}; RETURN NEXT; CONTINUE;
-      END IF;
-      IF ${hasBudget} THEN
-        UPDATE credit_balances SET reserved_credits = reserved_credits - amt WHERE account_id = acc;
-        fallback := true; RETURN NEXT; CONTINUE;
-      END IF;
-    END IF;
-    ${execution("job->'execution'")};
-    written := true; RETURN NEXT;
-  END LOOP;
-END $fn$`,
-    `
-CREATE OR REPLACE FUNCTION tg_record_lean(batch jsonb) ${returns}${declare}
-BEGIN${lockBalances("j.value ? 'ledger'")}${each}
-    IF job ? 'ledger' THEN
-      ${readBalance}
-      IF ${hasBudget} OR ${ruledCharge} THEN
-        fallback := true; RETURN NEXT; CONTINUE;
-      END IF;
-      IF bonus + reward + paid - reserved < amt THEN RETURN NEXT; CONTINUE; END IF;
-      ${debit}
-    ELSE
-      SELECT cb.paid_credits + cb.bonus_credits + cb.reward_credits - cb.reserved_credits INTO available FROM credit_balances cb WHERE cb.account_id = acc;
-    END IF;
-    ${execution("job->'execution'")};
-    ${event("job->'event'")};
-    written := true; RETURN NEXT;
-  END LOOP;
-END $fn$`,
-    `
-CREATE OR REPLACE FUNCTION tg_settle_lean(batch jsonb) ${returns}${declare}
-BEGIN${lockBalances("true")}${each}
-    ${readBalance}
-    IF amt > 0 AND (${ruledCharge}) THEN
-      fallback := true; RETURN NEXT; CONTINUE;
-    END IF;
-    UPDATE executions e SET (${settled}) = (SELECT ${settledValues} FROM jsonb_populate_record(e, job->'update') r),
-           status = 'settled', settled_at = now()
-     WHERE e.id = job->>'execution_id' AND e.status = 'reserved' AND e.budget_ids IS NULL AND e.delegation_jti IS NULL
-     RETURNING e.reserved_credits INTO rel;
+    `${header("tg_reserve_lean")}
+  IF amt > 0 THEN
+    -- The conditional update locks the row; budgets are read after it, as committed by then.
+    UPDATE credit_balances SET reserved_credits = reserved_credits + amt, updated_at = now()
+     WHERE account_id = acc AND paid_credits + bonus_credits + reward_credits - reserved_credits >= amt;
     IF NOT FOUND THEN
-      -- Held on a budget or a token (the full statement settles it), or released by the sweeper meanwhile.
-      fallback := EXISTS (SELECT 1 FROM executions e WHERE e.id = job->>'execution_id' AND e.status = 'reserved');
-      IF NOT fallback THEN available := bonus + reward + paid - reserved; END IF;
-      RETURN NEXT; CONTINUE;
+      -- Short of credits: a budget may refuse first (the full statement says which).
+      fallback := ${hasBudget}; RETURN NEXT; RETURN;
     END IF;
-    IF bonus + reward + paid - reserved + rel < amt THEN
-      -- A reservation covers the quoted maximum, which a settled amount never exceeds.
-      RAISE EXCEPTION 'settlement of % credits exceeds what execution % holds and the balance', amt, job->>'execution_id';
+    IF ${hasBudget} THEN
+      UPDATE credit_balances SET reserved_credits = reserved_credits - amt WHERE account_id = acc;
+      fallback := true; RETURN NEXT; RETURN;
     END IF;
+  END IF;
+  ${execution("job->'execution'")};
+  written := true; RETURN NEXT;
+END $fn$`,
+    `${header("tg_record_lean")}
+  IF job ? 'ledger' THEN
+    ${readBalance}
+    IF ${hasBudget} OR ${ruledCharge} THEN
+      fallback := true; RETURN NEXT; RETURN;
+    END IF;
+    IF bonus + reward + paid - reserved < amt THEN RETURN NEXT; RETURN; END IF;
     ${debit}
-    ${event("job->'event'")};
-    written := true; RETURN NEXT;
-  END LOOP;
+  ELSE
+    SELECT cb.paid_credits + cb.bonus_credits + cb.reward_credits - cb.reserved_credits INTO available FROM credit_balances cb WHERE cb.account_id = acc;
+  END IF;
+  ${execution("job->'execution'")};
+  ${event("job->'event'")};
+  written := true; RETURN NEXT;
+END $fn$`,
+    `${header("tg_settle_lean")}
+  ${readBalance}
+  IF amt > 0 AND (${ruledCharge}) THEN
+    fallback := true; RETURN NEXT; RETURN;
+  END IF;
+  UPDATE executions e SET (${settled}) = (SELECT ${settledValues} FROM jsonb_populate_record(e, job->'update') r),
+         status = 'settled', settled_at = now()
+   WHERE e.id = job->>'execution_id' AND e.status = 'reserved' AND e.budget_ids IS NULL AND e.delegation_jti IS NULL
+   RETURNING e.reserved_credits INTO rel;
+  IF NOT FOUND THEN
+    -- Held on a budget or a token (the full statement settles it), or released by the sweeper meanwhile.
+    fallback := EXISTS (SELECT 1 FROM executions e WHERE e.id = job->>'execution_id' AND e.status = 'reserved');
+    IF NOT fallback THEN available := bonus + reward + paid - reserved; END IF;
+    RETURN NEXT; RETURN;
+  END IF;
+  IF bonus + reward + paid - reserved + rel < amt THEN
+    -- A reservation covers the quoted maximum, which a settled amount never exceeds.
+    RAISE EXCEPTION 'settlement of % credits exceeds what execution % holds and the balance', amt, job->>'execution_id';
+  END IF;
+  ${debit}
+  ${event("job->'event'")};
+  written := true; RETURN NEXT;
 END $fn$`,
   ];
 }

@@ -138,23 +138,24 @@ export function columnJsonText(table: PgTable, row: Record<string, unknown>): { 
 }
 
 /**
- * `JSON.stringify(values)` for an array of plain objects whose properties may hold `JsonText`
- * (copied as it is): one JSON document for a statement's parameter.
+ * `JSON.stringify(value)` for a plain object whose properties may hold `JsonText` (copied as it is).
  */
+export function jobJson(value: object): string {
+  const record = value as Record<string, unknown>;
+  let text = "";
+  for (const key in record) {
+    const v = record[key];
+    const valueText = v instanceof JsonText ? v.text : valueJson(v);
+    if (valueText === undefined) continue;
+    text += (text === "" ? "{" : ",") + JSON.stringify(key) + ":" + valueText;
+  }
+  return text === "" ? "{}" : `${text}}`;
+}
+
+/** `JSON.stringify(values)` for an array of such objects (`jobJson`): one JSON document for a statement's parameter. */
 export function jobsJson(values: readonly object[]): string {
   let out = "[";
-  for (let i = 0; i < values.length; i++) {
-    if (i > 0) out += ",";
-    const value = values[i] as Record<string, unknown>;
-    let text = "";
-    for (const key in value) {
-      const v = value[key];
-      const valueText = v instanceof JsonText ? v.text : valueJson(v);
-      if (valueText === undefined) continue;
-      text += (text === "" ? "{" : ",") + JSON.stringify(key) + ":" + valueText;
-    }
-    out += text === "" ? "{}" : `${text}}`;
-  }
+  for (let i = 0; i < values.length; i++) out += (i > 0 ? "," : "") + jobJson(values[i]);
   return `${out}]`;
 }
 

@@ -2,7 +2,7 @@ import { PgTransaction } from "drizzle-orm/pg-core";
 import { executions, usageEvents } from "../db/schema";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
-import { JsonText, columnJsonText, columnList, jobsJson, runQuery } from "../db/statement";
+import { JsonText, columnJsonText, columnList, jobJson, jobsJson, runQuery } from "../db/statement";
 import { WriteBatcher } from "../db/write-batcher";
 import { DEBIT_CTES, type LedgerRowInput } from "../billing/debit-credits";
 import { BUDGET_CROSSING_COLUMNS, BUDGET_SPEND_CTE, alertCtes, blTags, budgetCheckCtes, tagLedger, type BudgetRefusal } from "../billing/budget-sql";
@@ -55,7 +55,7 @@ interface Job {
 interface JobResult {
   written: boolean;
   /** A lean function left this job to the full statement (lib/db/lean-functions.ts). */
-  fallback: boolean;
+  fallback?: boolean;
   cap_ok?: boolean;
   budget_refusal?: BudgetRefusal | null;
   ledger_id: string | null;
@@ -102,7 +102,7 @@ function recordSql(executionColumns: string[], eventColumns: string[]): string {
         FROM ok JOIN jobs USING (i) CROSS JOIN LATERAL jsonb_populate_record(NULL::executions, jobs.job->'execution') r
     ), ${eventInsert(eventColumns, "ok")}
     SELECT jobs.i, ok.i IS NOT NULL AS written, CASE WHEN upd.amount > 0 THEN upd.ledger->>'id' END AS ledger_id,
-           coalesce(upd.available_after, ${AVAILABLE}) AS available, bover.refusal AS budget_refusal, false AS fallback
+           coalesce(upd.available_after, ${AVAILABLE}) AS available, bover.refusal AS budget_refusal
       FROM jobs LEFT JOIN ok USING (i) LEFT JOIN upd USING (i) LEFT JOIN bover USING (i) ORDER BY jobs.i`;
 }
 
@@ -163,7 +163,7 @@ function settleSql(updateColumns: string[], eventColumns: string[]): string {
        WHERE ds.jti = ex.delegation_jti
     )
     SELECT jobs.i, ex.i IS NOT NULL AS written, CASE WHEN upd.amount > 0 THEN upd.ledger->>'id' END AS ledger_id,
-           coalesce(upd.available_after, ${AVAILABLE}) AS available, false AS fallback
+           coalesce(upd.available_after, ${AVAILABLE}) AS available
       FROM jobs LEFT JOIN ex USING (i) LEFT JOIN upd USING (i) ORDER BY jobs.i`;
 }
 
@@ -175,7 +175,7 @@ type Kind = "record" | "settle" | "reserve";
 /** A statement's column list for one table, and its key (`columnJsonText`). */
 type ColumnSet = { columns: string[]; columnsKey: string };
 const NO_COLUMNS: ColumnSet = { columns: [], columnsKey: "" };
-const batchers = new WeakMap<Db, Map<string, WriteBatcher<Job, JobResult>>>();
+const batchers = new WeakMap<Db, Map<string, WriteBatcher<Pending, JobResult>>>();
 
 async function runJobs(db: Db, text: string, jobs: Job[]): Promise<JobResult[]> {
   const result = await runQuery(db, text, [jobsJson(jobs)]);
@@ -203,56 +203,64 @@ function ruledLately(accountId: string): boolean {
   return false;
 }
 
+/** A job, and whether it may try its kind's lean function (nothing known applies a rule to it). */
+interface Pending {
+  job: Job;
+  lean: boolean;
+}
+
+/** The lean function of a kind (lib/db/lean-functions.ts), as a statement answering like the full one. */
+const leanSql = (kind: Kind) => `SELECT written, ledger_id, available, fallback, true AS cap_ok, NULL::jsonb AS budget_refusal FROM tg_${kind}_lean($1::jsonb)`;
+
 /**
- * Runs a job through the lean function of its kind (lib/db/lean-functions.ts) when `leanFirst`
- * allows, and through the full statement when the function leaves it (`fallback`: it wrote
- * nothing for it: the account has a budget, a low-balance alert or live expiring lots, or the
- * reservation is held on a budget or a delegation token).
+ * Writes a batch: a lone job that may go lean through its kind's function, and through the full
+ * statement when the function leaves it (`fallback`: it wrote nothing, because the account has a
+ * budget, a low-balance alert or live expiring lots, or the reservation is held on a budget or a
+ * delegation token); several jobs through the full statement, which writes them for about the
+ * price of one (measured: at 50 connections the functions, job by job, gave 15% fewer Calls/s).
  */
-async function submit(db: Db, kind: Kind, a: ColumnSet, b: ColumnSet, job: Job, leanFirst: boolean): Promise<JobResult> {
-  // A record that charges nothing has no rule to apply: the lean statement is always its own.
-  if (leanFirst && ((kind === "record" && job.ledger === undefined) || !ruledLately(job.account_id))) {
-    const lean = await submitTo(db, kind, true, a, b, job);
-    if (!lean.fallback) {
+async function runBatch(db: Db, kind: Kind, fullSql: string, batch: Pending[]): Promise<JobResult[]> {
+  if (batch.length === 1 && batch[0].lean) {
+    const { job } = batch[0];
+    const result = rows<JobResult>(await runQuery(db, leanSql(kind), [jobJson(job)]))[0];
+    if (!result.fallback) {
       countMoneyStatement(kind, "lean");
-      return lean;
+      return [result];
     }
     countMoneyStatement(kind, "fallback");
     if (ruledAccounts.size >= 10_000) ruledAccounts.clear();
     ruledAccounts.set(job.account_id, Date.now() + RULED_FOR_MS);
   }
-  const full = await submitTo(db, kind, false, a, b, job);
-  countMoneyStatement(kind, "full");
-  return full;
+  const results = await runJobs(db, fullSql, batch.map((p) => p.job));
+  for (let n = 0; n < batch.length; n++) countMoneyStatement(kind, "full");
+  return results;
 }
-
-/** The lean function of a kind (lib/db/lean-functions.ts), as a statement answering like the full one. */
-const leanSql = (kind: Kind) =>
-  `SELECT i, written, ledger_id, available, fallback, true AS cap_ok, NULL::jsonb AS budget_refusal FROM tg_${kind}_lean($1::jsonb) ORDER BY i`;
 
 /**
  * Runs a job through the batcher of its statement (one per statement text). Inside a caller's
  * transaction there is nothing to combine with: the job runs alone, in that transaction.
+ * `leanFirst`: the job may go through its kind's lean function when it goes alone.
  */
-function submitTo(db: Db, kind: Kind, lean: boolean, a: ColumnSet, b: ColumnSet, job: Job): Promise<JobResult> {
+function submit(db: Db, kind: Kind, a: ColumnSet, b: ColumnSet, job: Job, leanFirst: boolean): Promise<JobResult> {
+  // A record that charges nothing has no rule to apply; other jobs skip the function while their account was lately found ruled.
+  const pending = { job, lean: leanFirst && ((kind === "record" && job.ledger === undefined) || !ruledLately(job.account_id)) };
   const columnsA = a.columns;
   const columnsB = b.columns;
   // The full statements name their columns (by the lists' short keys, `columnJsonText`): one batcher per statement text.
-  const signature = lean ? `${kind}|lean` : `${kind}|${a.columnsKey}|${b.columnsKey}`;
-  const text = () =>
-    lean ? leanSql(kind) : kind === "record" ? recordSql(columnsA, columnsB) : kind === "settle" ? settleSql(columnsA, columnsB) : reserveSql(columnsA);
-  if ((db as unknown) instanceof PgTransaction) return runJobs(db, text(), [job]).then((r) => r[0]);
+  const signature = `${kind}|${a.columnsKey}|${b.columnsKey}`;
+  const text = () => (kind === "record" ? recordSql(columnsA, columnsB) : kind === "settle" ? settleSql(columnsA, columnsB) : reserveSql(columnsA));
+  if ((db as unknown) instanceof PgTransaction) return runBatch(db, kind, text(), [pending]).then((r) => r[0]);
   let perDb = batchers.get(db);
   if (!perDb) batchers.set(db, (perDb = new Map()));
   let batcher = perDb.get(signature);
   if (!batcher) {
     const sqlText = text();
-    batcher = new WriteBatcher<Job, JobResult>((jobs) => runJobs(db, sqlText, jobs), BATCHING);
+    batcher = new WriteBatcher<Pending, JobResult>((batch) => runBatch(db, kind, sqlText, batch), BATCHING);
     perDb.set(signature, batcher);
   }
   // Jobs that touch a balance row (a charge, a reservation, its release) are keyed by account: one per batch.
   const locksBalance = kind !== "record" || job.ledger !== undefined;
-  return batcher.submit(job, locksBalance ? job.account_id : null);
+  return batcher.submit(pending, locksBalance ? job.account_id : null);
 }
 
 function eventJson(event: UsageEventInput) {
@@ -366,8 +374,7 @@ function reserveSql(executionColumns: string[]): string {
              CROSS JOIN LATERAL jsonb_populate_record(NULL::executions, jobs.job->'execution'
                                 || jsonb_build_object('budget_ids', (SELECT jsonb_agg(bl.id ORDER BY bl.id) FROM bl WHERE bl.i = held.i))) r
     )
-    SELECT req.i, held.i IS NOT NULL AS written, cap.i IS NOT NULL AS cap_ok, bover.refusal AS budget_refusal, NULL AS ledger_id, NULL AS available,
-           false AS fallback
+    SELECT req.i, held.i IS NOT NULL AS written, cap.i IS NOT NULL AS cap_ok, bover.refusal AS budget_refusal, NULL AS ledger_id, NULL AS available
       FROM req LEFT JOIN held USING (i) LEFT JOIN cap USING (i) LEFT JOIN bover USING (i) ORDER BY req.i`;
 }
 
