@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { eq, sql } from "drizzle-orm";
-import { createTestDatabase, testDbKind } from "../testing/database";
-import { startTestServer, type TestServer } from "../testing/server";
+import { startCallFixture } from "../testing/call-fixture";
+import { testDbKind } from "../testing/database";
+import type { TestServer } from "../testing/server";
 import { bearer, seedAccount } from "../testing/fixtures";
-import { importDemoCatalog, importManifest } from "../testing/catalog";
-import { fakeTool, fakeUpstreamManifest, startFakeUpstream, type FakeUpstream } from "../testing/fake-upstream";
+import { fakeTool } from "../testing/fake-upstream";
 import { assertLedgerInvariants } from "../testing/invariants";
 import { createApiKey } from "../auth/api-keys";
 import { budgets, executions } from "../db/schema";
@@ -22,7 +22,6 @@ import type { Database } from "../db/types";
  */
 let database: Database;
 let server: TestServer;
-let upstream: FakeUpstream;
 const clock = new ManualClock(new Date("2026-11-25T12:00:00Z"));
 
 const BUILTIN = "builtin.finance.compound_interest"; // 1 credit, recorded without a reservation
@@ -30,14 +29,8 @@ const HTTP = fakeTool("fake-upstream", "ok"); // 1 credit, reserved then settled
 const params = (i: number) => ({ principal: 100 + i, annual_rate_percent: 5, years: 2 });
 
 beforeAll(async () => {
-  database = await createTestDatabase({ poolSize: 20 });
-  await importDemoCatalog(database.db);
-  upstream = await startFakeUpstream();
-  await importManifest(database.db, fakeUpstreamManifest(upstream.url));
-  server = await startTestServer(database, { clock });
+  ({ database, server } = await startCallFixture({ poolSize: 20, clock }));
 });
-
-afterAll(() => upstream?.close());
 
 async function call(apiKey: string, toolId: string, i: number) {
   const res = await fetch(`${server.url}/api/v1/tools/execute`, {

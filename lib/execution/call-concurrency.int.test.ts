@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { and, eq, sql } from "drizzle-orm";
-import { createTestDatabase, testDbKind } from "../testing/database";
-import { startTestServer, type TestServer } from "../testing/server";
+import { startCallFixture } from "../testing/call-fixture";
+import { testDbKind } from "../testing/database";
+import type { TestServer } from "../testing/server";
 import { bearer, seedAccount } from "../testing/fixtures";
-import { importDemoCatalog, importManifest } from "../testing/catalog";
-import { fakeTool, fakeUpstreamManifest, startFakeUpstream, type FakeUpstream } from "../testing/fake-upstream";
+import { fakeTool, type FakeUpstream } from "../testing/fake-upstream";
 import { assertLedgerInvariants } from "../testing/invariants";
 import { creditBalances, executions } from "../db/schema";
 import { grantCredits } from "../billing/grant-credits";
@@ -24,14 +24,8 @@ const PRICED_HTTP = fakeTool("fake-upstream", "ok");
 const params = (i: number) => ({ principal: 100 + i, annual_rate_percent: 5, years: 2 });
 
 beforeAll(async () => {
-  database = await createTestDatabase({ poolSize: 20 });
-  await importDemoCatalog(database.db);
-  upstream = await startFakeUpstream();
-  await importManifest(database.db, fakeUpstreamManifest(upstream.url));
-  server = await startTestServer(database);
+  ({ database, server, upstream } = await startCallFixture({ poolSize: 20 }));
 });
-
-afterAll(() => upstream?.close());
 
 async function call(apiKey: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${server.url}/api/v1/tools/execute`, {

@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { eq, sql } from "drizzle-orm";
-import { createTestDatabase, testDbKind } from "../testing/database";
-import { startTestServer, type TestServer } from "../testing/server";
+import { startCallFixture } from "../testing/call-fixture";
+import { testDbKind } from "../testing/database";
+import type { TestServer } from "../testing/server";
 import { bearer, seedAccount } from "../testing/fixtures";
-import { importDemoCatalog, importManifest } from "../testing/catalog";
-import { fakeTool, fakeUpstreamManifest, startFakeUpstream, type FakeUpstream } from "../testing/fake-upstream";
+import { fakeTool } from "../testing/fake-upstream";
 import { assertBurnOrderReplays, assertLedgerInvariants } from "../testing/invariants";
-import { removeBudget, setBudget } from "../billing/budgets";
+import { setBudget } from "../billing/budgets";
 import { setAlertSettings } from "../alerts/settings";
 import { grantCredits } from "../billing/grant-credits";
 import { budgets, creditBalances, delegationSpend, executions } from "../db/schema";
@@ -17,26 +17,20 @@ import { forgetRuledAccounts, reserveCall, settleReservedCall } from "./settle";
 import type { Database } from "../db/types";
 
 /**
- * The money statements' lean variants (lib/execution/settle.ts): Calls of accounts without a
+ * The money statements' lean functions (lib/db/lean-functions.ts): Calls of accounts without a
  * budget, a low-balance alert or a delegation token write exactly what the full statements write,
  * and a rule that appears while an account's Calls take the lean path applies from the next Call,
  * as it would with the full statements alone.
  */
 let database: Database;
 let server: TestServer;
-let upstream: FakeUpstream;
 
 const BUILTIN = "builtin.finance.compound_interest"; // 1 credit, recorded and charged in one statement
 const HTTP = fakeTool("fake-upstream", "ok"); // 1 credit, reserved then settled
 
 beforeAll(async () => {
-  database = await createTestDatabase({ poolSize: 20 });
-  await importDemoCatalog(database.db);
-  upstream = await startFakeUpstream();
-  await importManifest(database.db, fakeUpstreamManifest(upstream.url));
-  server = await startTestServer(database);
+  ({ database, server } = await startCallFixture({ poolSize: 20 }));
 });
-afterAll(() => upstream?.close());
 // Each test starts as a fresh instance would: without the hint that sends ruled accounts straight to the full statements.
 beforeEach(() => forgetRuledAccounts());
 

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
-import { createTestDatabase } from "../../testing/database";
-import { startTestServer, type TestServer } from "../../testing/server";
+import { startCallFixture } from "../../testing/call-fixture";
+import type { TestServer } from "../../testing/server";
 import { bearer, seedAccount } from "../../testing/fixtures";
-import { importDemoCatalog, importManifest } from "../../testing/catalog";
-import { fakeTool, fakeUpstreamManifest, startFakeUpstream, type FakeUpstream } from "../../testing/fake-upstream";
+import { fakeTool, type FakeUpstream } from "../../testing/fake-upstream";
 import { rows } from "../../db/row-sql";
 import type { Database } from "../../db/types";
 
@@ -14,15 +13,9 @@ let upstream: FakeUpstream;
 let seed: Awaited<ReturnType<typeof seedAccount>>;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await importDemoCatalog(database.db);
-  upstream = await startFakeUpstream();
-  await importManifest(database.db, fakeUpstreamManifest(upstream.url));
-  server = await startTestServer(database);
+  ({ database, server, upstream } = await startCallFixture());
   seed = await seedAccount(database.db, { credits: "10" });
 });
-
-afterAll(() => upstream?.close());
 
 async function probe(toolId: string | null, body?: unknown, apiKey: string | null = seed.apiKey) {
   const res = await fetch(`${server.url}/api/v1/tools/probe${toolId === null ? "" : `?tool_id=${encodeURIComponent(toolId)}`}`, {
