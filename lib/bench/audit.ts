@@ -10,7 +10,7 @@
 // DATABASE_URL: the PostgreSQL database to use (the account is added to it); without it a fresh
 // database tollgate_bench_audit_<rand> is created on postgres://postgres@127.0.0.1:5432 and dropped
 // (BENCH_KEEP=1 keeps it and prints its URL; BENCH_ACCOUNT=<acc_…> with that DATABASE_URL measures the
-// kept account again without reloading).
+// kept account again without reloading). `--export-only` skips the latency cases.
 import { spawn, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
 import path from "node:path";
@@ -93,7 +93,7 @@ async function main() {
       { name: "settlement history: first page", goal: 300, path: () => "/auth/account/settlement-history" },
     ];
     const results: string[][] = [];
-    for (const c of cases) {
+    for (const c of process.argv.includes("--export-only") ? [] : cases) {
       for (let i = 0; i < WARMUP; i++) await request(base + c.path(), headers);
       const times: number[] = [];
       for (let i = 0; i < ITERATIONS; i++) times.push(await request(base + c.path(), headers));
@@ -108,7 +108,7 @@ async function main() {
             count(DISTINCT account_id), to_char(count(*) FILTER (WHERE account_id = ${accountId}), 'FM999,999,999,999')) AS d FROM usage_events`)) as unknown as { rows: { d: string }[] }).rows[0].d
       : `${EVENTS.toLocaleString("en")} usage events over ${DAYS} days in ${ACCOUNTS} account(s), the measured one holding ${ACCOUNTS === 1 ? "all" : "half"} of them`;
     console.log(`\nbench:audit — PostgreSQL, ${data}; ${ITERATIONS} requests per case after ${WARMUP} warm-up, sequential, over HTTP (keep-alive) to the API in a child process\n`);
-    printTable(["case", "p50 ms", "p95 ms", "goal", ""], results);
+    if (results.length > 0) printTable(["case", "p50 ms", "p95 ms", "goal", ""], results);
     // The export runs on a fresh server process, so its RSS is the export's and not what the
     // latency cases left in the heap.
     server.kill("SIGTERM");
