@@ -14,6 +14,8 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().default("./.data"),
   /** Named (server-side prepared) statements on the money path; "false" behind PgBouncer < 1.21 in transaction mode. */
   DATABASE_PREPARED_STATEMENTS: z.enum(["true", "false"]).default("true"),
+  /** CSV exports that may each hold a PostgreSQL connection for a COPY at once; unset: a quarter of the pool; 0: keyset batches only. */
+  EXPORT_COPY_SLOTS: z.coerce.number().int().min(0).max(1000).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   AUTH_SECRET: z.string().min(32).optional(),
   REDIS_URL: z.string().optional(),

@@ -1,18 +1,12 @@
 import { stringify } from "csv-stringify/sync";
 import { describe, expect, it } from "vitest";
+import { TRICKY } from "../testing/csv";
 import { type Cell, csvField, csvLine, guardCell, keysetCsvStream } from "./csv";
 
 /** What the export wrote before it built lines itself: guarded cells through csv-stringify's defaults. */
 function csvStringify(header: string[], records: Cell[][]): string {
   return stringify(records.map((r) => r.map(guardCell)), { header: true, columns: header });
 }
-
-const TRICKY: Cell[] = [
-  "plain", "", null, undefined, true, false, 0, 12, -3, 1.5, -0.25, 1e21, -1e21, Number.NaN, Number.NEGATIVE_INFINITY,
-  "-5", "-0.25", "-1.", "-.5", "--5", "- 5", "+5", "=1+1", "+cmd", "-2+3", "@SUM(A1)", "\tx", "\rx", "\nx", "x\r", "x\n", "a\r\nb",
-  '=HYPERLINK("http://x","y")', 'say "hi"', '"', '""', ",", "a,b", ",lead", "trail,", " spaced ", "'quoted already",
-  "a=b", "ünïcödé", "日本語,テキスト", "emoji 🎉", "＝fullwidth", '{"a":1,"b":[1,2]}', '"json string"', "[]", "null",
-];
 
 describe("guardCell", () => {
   it("prefixes text cells that a spreadsheet would run as a formula", () => {

@@ -39,6 +39,9 @@ export function csvLine(cells: Cell[]): string {
   return `${line}\n`;
 }
 
+/** The header record, with its line feed. */
+export const headerLine = (header: string[]) => `${header.map(quoted).join(",")}\n`;
+
 /**
  * At most about this much CSV a batch: rows are a few hundred bytes, but `include_details` payloads
  * can be far larger, and memory is bounded by batches, not rows.
@@ -68,7 +71,7 @@ export function keysetCsvStream<R>(opts: {
   let limit = opts.batchSize;
   let reading = false;
   let finished = false;
-  let head = `${opts.header.map(quoted).join(",")}\n`;
+  let head = headerLine(opts.header);
 
   const write = (batch: R[]): number => {
     let text = head;

@@ -1,7 +1,9 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { type Cell, keysetCsvStream } from "./csv";
+import { type CsvColumn, copyCsvStatement, copyCsvStream, poolOf, takeCopySlot } from "./csv-copy";
+import { type CsvExportName, countCsvExport } from "../observability/metrics";
 import { type LedgerFilters, ledgerConditions } from "./ledger-filters";
 import { withAnomalyScope } from "./ready-days";
 import { type TimeWindow, type WindowRequest, inWindow, resolveWindow, sealedSpan } from "./time-window";
@@ -17,54 +19,31 @@ export const EXPORT_BATCH = 1000;
 
 const US = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
 
-const USAGE_HEADER = [
-  "id", "created_at", "event_type", "source_system", "source_ref_type", "source_ref_id", "session_id", "search_id", "execution_id",
-  "tool_id", "api_key_id", "success", "billable_success", "charge_outcome", "reason_code", "error_message", "duration_ms",
-  "billing_snapshot_status", "billing_rule_snapshot", "pre_settlement_bill", "settlement_result", "pre_settlement_amount_credits",
-  "settled_amount_credits", "requested_amount_credits", "actual_amount_credits", "execution_outcome", "outcome",
-  "credits_ledger_entry_id", "display_target", "billing_summary", "model", "cache_hit", "anomalies",
-  // Extension, last so positional readers of the contract's columns are unaffected.
-  "channel",
-];
-const DETAIL_HEADER = ["request_payload", "response_payload_summary"];
+/** A column of `e` (usage_events) or `l` (credits_ledger). */
+const text = (name: string, expr: SQL = sql.raw(`e.${name}`)): CsvColumn => ({ name, sql: expr, kind: "text" });
+const value = (name: string, expr: SQL = sql.raw(`e.${name}`)): CsvColumn => ({ name, sql: expr, kind: "value" });
+const TS = (alias: string) => sql.raw(`to_char(${alias}.created_at AT TIME ZONE 'UTC', ${US})`);
+/** Exact decimals as PostgreSQL writes them, without trailing zeros. */
+const credits = (column: string) => sql.raw(`trim_scale(${column})::text`);
 
-interface UsageCsvRow {
-  id: string;
-  ts: string;
-  event_type: string;
-  channel: string;
-  source_system: string;
-  source_ref_type: string | null;
-  source_ref_id: string | null;
-  session_id: string | null;
-  search_id: string | null;
-  execution_id: string | null;
-  tool_id: string | null;
-  api_key_id: string | null;
-  success: boolean;
-  billable_success: boolean;
-  charge_outcome: string;
-  reason_code: string | null;
-  error_message: string | null;
-  duration_ms: number | null;
-  billing_snapshot_status: string;
-  billing_rule_snapshot: string | null;
-  pre_settlement_bill: string | null;
-  settlement_result: string | null;
-  pre: string;
-  settled: string;
-  requested: string;
-  actual: string;
-  execution_outcome: string | null;
-  outcome: string | null;
-  credits_ledger_entry_id: string | null;
-  display_target: string | null;
-  billing_summary: string | null;
-  model: string | null;
-  cache_hit: boolean;
-  anomalies: string;
-  request_payload?: string | null;
-  response_payload_summary?: string | null;
+/** The usage export's columns, in the contract's order; JSON columns as JSON text. */
+function usageColumns(details: boolean): CsvColumn[] {
+  return [
+    value("id"), value("created_at", TS("e")), text("event_type"), text("source_system"), text("source_ref_type"),
+    text("source_ref_id", sourceRefId()), text("session_id"), text("search_id"), text("execution_id"), text("tool_id"),
+    text("api_key_id"), value("success"), value("billable_success"), text("charge_outcome"), text("reason_code"),
+    text("error_message"), value("duration_ms"), text("billing_snapshot_status"), text("billing_rule_snapshot", sql.raw("e.billing_rule_snapshot::text")),
+    text("pre_settlement_bill", usageJsonCsv("pre_settlement_bill")), text("settlement_result", usageJsonCsv("settlement_result")),
+    value("pre_settlement_amount_credits", credits("e.pre_settlement_amount_credits")), value("settled_amount_credits", credits("e.settled_amount_credits")),
+    value("requested_amount_credits", credits("e.requested_amount_credits")), value("actual_amount_credits", credits("e.actual_amount_credits")),
+    text("execution_outcome", usageJsonCsv("execution_outcome")), text("outcome"), text("credits_ledger_entry_id"), text("display_target"),
+    text("billing_summary"), text("model"), value("cache_hit"), text("anomalies", sql.raw("a.anomalies")),
+    // Extension, last so positional readers of the contract's columns are unaffected.
+    text("channel"),
+    ...(details
+      ? [text("request_payload", usageJsonCsv("request_payload")), text("response_payload_summary", sql.raw("e.response_payload_summary::text"))]
+      : []),
+  ];
 }
 
 /**
@@ -79,8 +58,12 @@ export interface UsageExportInput extends WindowRequest {
   includeDetails: boolean;
 }
 
+export type ExportMethod = "auto" | "keyset";
+
 /** Batch and slice sizes of the usage export (tests make them small). */
 export interface ExportTuning {
+  /** "auto": COPY on PostgreSQL when a slot is free, else keyset batches; "keyset": keyset batches always. */
+  method?: ExportMethod;
   batchSize: number;
   /** About this many events a slice (the rollups' count); Infinity: the whole window is one slice. */
   sliceRows: number;
@@ -184,10 +167,43 @@ function slicedReader<R>(cut: () => Promise<Slice[]>, query: (slice: Slice, afte
   };
 }
 
+/** The keyset path's SELECT list: the cells as c0, c1…, then the cursor as k0, k1. */
+function keysetSelect(columns: CsvColumn[], cursor: SQL[]): SQL {
+  const cells = columns.map((c, i) => sql`${c.sql} AS ${sql.raw(`c${i}`)}`);
+  return sql.join([...cells, ...cursor.map((k, i) => sql`${k} AS ${sql.raw(`k${i}`)}`)], sql`, `);
+}
+
+type KeysetRow = Record<string, Cell>;
+
+function cellsOf(columns: CsvColumn[]): (r: KeysetRow) => Cell[] {
+  const names = columns.map((_, i) => `c${i}`);
+  return (r) => names.map((n) => r[n]);
+}
+
 /**
- * `GET /auth/usage/history/v2/export`: the filtered events as CSV, newest first, streamed in keyset
- * batches. JSON columns are read as text (no parse/serialise round trip) and amounts are exact decimals
- * formatted by PostgreSQL (`trim_scale`).
+ * Opens an export by COPY on PostgreSQL while a COPY slot is free (`takeCopySlot`), else (PGlite,
+ * a busy pool, `method: "keyset"`) by keyset batches. The two write the same bytes.
+ */
+function openCsv(
+  db: Db,
+  name: CsvExportName,
+  method: ExportMethod,
+  header: string[],
+  copy: () => string,
+  keyset: () => ReadableStream<Uint8Array>,
+): OpenCsv {
+  return () => {
+    const pool = method === "auto" ? poolOf(db) : undefined;
+    const release = pool ? takeCopySlot(pool) : null;
+    countCsvExport(name, pool && release ? "copy" : "keyset");
+    return pool && release ? copyCsvStream(pool, header, copy(), release) : keyset();
+  };
+}
+
+/**
+ * `GET /auth/usage/history/v2/export`: the filtered events as CSV, newest first. JSON columns are
+ * read as text (no parse/serialise round trip) and amounts are exact decimals formatted by
+ * PostgreSQL (`trim_scale`).
  */
 export async function exportUsageCsv(
   db: Db,
@@ -197,98 +213,83 @@ export async function exportUsageCsv(
 ): Promise<OpenCsv> {
   const w = await resolveWindow(db, accountId, input);
   const filters = await withAnomalyScope(db, accountId, w, input.filters);
+  const columns = usageColumns(input.includeDetails);
   const where = sql`e.account_id = ${accountId} AND ${and(usageConditions(filters, "events")!)}`;
-  const details = input.includeDetails;
-  const query = async ([from, to]: Slice, after: UsageCsvRow | null, limit: number) =>
-    rows<UsageCsvRow>(
+  // Planned with the whole range, the anomaly checks become hashed subplans that read every ledger row
+  // of the database once per batch; kept in their own subquery (OFFSET 0) they are index probes per row.
+  const from = (window: SQL) => sql`
+    FROM usage_events e
+    CROSS JOIN LATERAL (SELECT array_to_string(${anomaliesOf}, ';') AS anomalies OFFSET 0) a
+    WHERE ${where} AND ${window}`;
+  const select = keysetSelect(columns, [TS("e"), sql.raw("e.id")]);
+  const query = async ([lo, hi]: Slice, after: KeysetRow | null, limit: number) =>
+    rows<KeysetRow>(
       await db.execute(sql`
-        SELECT e.id, to_char(e.created_at AT TIME ZONE 'UTC', ${sql.raw(US)}) AS ts, e.event_type, e.source_system, e.source_ref_type,
-               ${sourceRefId()} AS source_ref_id, e.session_id, e.search_id, e.execution_id, e.tool_id, e.api_key_id, e.success,
-               e.billable_success, e.charge_outcome, e.reason_code, e.error_message, e.duration_ms, e.billing_snapshot_status,
-               e.billing_rule_snapshot::text AS billing_rule_snapshot, ${usageJsonCsv("pre_settlement_bill")} AS pre_settlement_bill,
-               ${usageJsonCsv("settlement_result")} AS settlement_result, trim_scale(e.pre_settlement_amount_credits)::text AS pre,
-               trim_scale(e.settled_amount_credits)::text AS settled, trim_scale(e.requested_amount_credits)::text AS requested,
-               trim_scale(e.actual_amount_credits)::text AS actual, ${usageJsonCsv("execution_outcome")} AS execution_outcome, e.outcome,
-               e.credits_ledger_entry_id, e.display_target, e.billing_summary, e.model, e.cache_hit, a.anomalies, e.channel
-               ${details ? sql`, ${usageJsonCsv("request_payload")} AS request_payload, e.response_payload_summary::text AS response_payload_summary` : sql``}
-          FROM usage_events e
-         -- Planned with the whole range, the anomaly checks become hashed subplans that read every ledger row
-         -- of the database once per batch; kept in their own subquery (OFFSET 0) they are index probes per row.
-         CROSS JOIN LATERAL (SELECT array_to_string(${anomaliesOf}, ';') AS anomalies OFFSET 0) a
-         WHERE ${where} AND ${inWindow(sql.raw("e.created_at"), from, to)}
-               ${after ? sql`AND (e.created_at, e.id) < (${after.ts}::timestamptz, ${after.id}::uuid)` : sql``}
+        SELECT ${select} ${from(inWindow(sql.raw("e.created_at"), lo, hi))}
+               ${after ? sql`AND (e.created_at, e.id) < (${after.k0}::timestamptz, ${after.k1}::uuid)` : sql``}
          ORDER BY e.created_at DESC NULLS LAST, e.id DESC NULLS LAST
          LIMIT ${limit}`),
     );
-  return () => {
-    // The slices are cut when the stream starts, after the route has logged the access.
-    const read = slicedReader(() => exportSlices(db, accountId, w, filters, tuning.sliceRows), query);
-    return keysetCsvStream<UsageCsvRow>({
-      header: details ? [...USAGE_HEADER, ...DETAIL_HEADER] : USAGE_HEADER,
-      batchSize: tuning.batchSize,
-      fetch: (_after, limit) => read(limit),
-      cells: (r): Cell[] => [
-        r.id, r.ts, r.event_type, r.source_system, r.source_ref_type, r.source_ref_id, r.session_id, r.search_id, r.execution_id,
-        r.tool_id, r.api_key_id, r.success, r.billable_success, r.charge_outcome, r.reason_code, r.error_message, r.duration_ms,
-        r.billing_snapshot_status, r.billing_rule_snapshot, r.pre_settlement_bill, r.settlement_result, r.pre, r.settled,
-        r.requested, r.actual, r.execution_outcome, r.outcome, r.credits_ledger_entry_id, r.display_target,
-        r.billing_summary, r.model, r.cache_hit, r.anomalies, r.channel,
-        ...(details ? [r.request_payload, r.response_payload_summary] : []),
-      ],
-    });
-  };
+  const header = columns.map((c) => c.name);
+  return openCsv(
+    db,
+    "usage",
+    tuning.method ?? "auto",
+    header,
+    () => copyCsvStatement(columns, from(inWindow(sql.raw("e.created_at"), w.start, w.end)), [
+      { sql: sql.raw("e.created_at"), desc: true },
+      { sql: sql.raw("e.id"), desc: true },
+    ]),
+    () => {
+      // The slices are cut when the stream starts, after the route has logged the access.
+      const read = slicedReader(() => exportSlices(db, accountId, w, filters, tuning.sliceRows), query);
+      return keysetCsvStream<KeysetRow>({ header, batchSize: tuning.batchSize, fetch: (_after, limit) => read(limit), cells: cellsOf(columns) });
+    },
+  );
 }
 
-const LEDGER_HEADER = [
-  "id", "created_at", "entry_type", "amount_credits", "balance_before", "balance_after", "source_system", "source_ref_type",
-  "source_ref_id", "execution_id", "usage_event_id", "pre_settlement_bill", "settlement_result", "ledger_metadata", "description",
+const ledgerColumns: CsvColumn[] = [
+  value("id", sql.raw("l.id")), value("created_at", TS("l")), text("entry_type", sql.raw("l.entry_type")),
+  value("amount_credits", credits("l.amount_credits")), value("balance_before", credits("l.balance_before")),
+  value("balance_after", credits("l.balance_after")), text("source_system", sql.raw("l.source_system")),
+  text("source_ref_type", sql.raw("l.source_ref_type")), text("source_ref_id", sql.raw("l.source_ref_id")),
+  text("execution_id", sql.raw("l.execution_id")), text("usage_event_id", sql.raw("l.usage_event_id")),
+  text("pre_settlement_bill", sql.raw("l.pre_settlement_bill::text")), text("settlement_result", sql.raw("l.settlement_result::text")),
+  text("ledger_metadata", sql.raw("l.ledger_metadata::text")), text("description", sql.raw("l.description")),
 ];
-
-interface LedgerCsvRow {
-  id: string;
-  seq: number;
-  ts: string;
-  entry_type: string;
-  amount: string;
-  before: string;
-  after: string;
-  source_system: string;
-  source_ref_type: string | null;
-  source_ref_id: string | null;
-  execution_id: string | null;
-  usage_event_id: string | null;
-  pre_settlement_bill: string | null;
-  settlement_result: string | null;
-  ledger_metadata: string | null;
-  description: string;
-}
 
 export interface LedgerExportInput extends WindowRequest {
   filters: LedgerFilters;
 }
 
-/** `GET /auth/credits/ledger/export`: the filtered ledger as CSV, newest first, in keyset batches on (created_at, seq). */
-export async function exportLedgerCsv(db: Db, accountId: string, input: LedgerExportInput): Promise<OpenCsv> {
+/** `GET /auth/credits/ledger/export`: the filtered ledger as CSV, newest first (keyset batches on (created_at, seq)). */
+export async function exportLedgerCsv(db: Db, accountId: string, input: LedgerExportInput, method: ExportMethod = "auto"): Promise<OpenCsv> {
   const w = await resolveWindow(db, accountId, input);
   const where = sql`l.account_id = ${accountId} AND ${inWindow(sql.raw("l.created_at"), w.start, w.end)} AND ${and(ledgerConditions(input.filters))}`;
-  return () => keysetCsvStream<LedgerCsvRow>({
-    header: LEDGER_HEADER,
-    batchSize: EXPORT_BATCH,
-    fetch: async (after, limit) =>
-      rows<LedgerCsvRow>(
-        await db.execute(sql`
-          SELECT l.id, l.seq, to_char(l.created_at AT TIME ZONE 'UTC', ${sql.raw(US)}) AS ts, l.entry_type, trim_scale(l.amount_credits)::text AS amount,
-                 trim_scale(l.balance_before)::text AS before, trim_scale(l.balance_after)::text AS after, l.source_system, l.source_ref_type, l.source_ref_id,
-                 l.execution_id, l.usage_event_id, l.pre_settlement_bill::text AS pre_settlement_bill,
-                 l.settlement_result::text AS settlement_result, l.ledger_metadata::text AS ledger_metadata, l.description
-            FROM credits_ledger l
-           WHERE ${where} ${after ? sql`AND (l.created_at, l.seq) < (${after.ts}::timestamptz, ${after.seq}::bigint)` : sql``}
-           ORDER BY l.created_at DESC NULLS LAST, l.seq DESC NULLS LAST
-           LIMIT ${limit}`),
-      ),
-    cells: (r): Cell[] => [
-      r.id, r.ts, r.entry_type, r.amount, r.before, r.after, r.source_system, r.source_ref_type, r.source_ref_id,
-      r.execution_id, r.usage_event_id, r.pre_settlement_bill, r.settlement_result, r.ledger_metadata, r.description,
-    ],
-  });
+  const header = ledgerColumns.map((c) => c.name);
+  const select = keysetSelect(ledgerColumns, [TS("l"), sql.raw("l.seq")]);
+  return openCsv(
+    db,
+    "ledger",
+    method,
+    header,
+    () => copyCsvStatement(ledgerColumns, sql`FROM credits_ledger l WHERE ${where}`, [
+      { sql: sql.raw("l.created_at"), desc: true },
+      { sql: sql.raw("l.seq"), desc: true },
+    ]),
+    () =>
+      keysetCsvStream<KeysetRow>({
+        header,
+        batchSize: EXPORT_BATCH,
+        fetch: async (after, limit) =>
+          rows<KeysetRow>(
+            await db.execute(sql`
+              SELECT ${select} FROM credits_ledger l
+               WHERE ${where} ${after ? sql`AND (l.created_at, l.seq) < (${after.k0}::timestamptz, ${after.k1}::bigint)` : sql``}
+               ORDER BY l.created_at DESC NULLS LAST, l.seq DESC NULLS LAST
+               LIMIT ${limit}`),
+          ),
+        cells: cellsOf(ledgerColumns),
+      }),
+  );
 }

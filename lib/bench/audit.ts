@@ -10,7 +10,8 @@
 // DATABASE_URL: the PostgreSQL database to use (the account is added to it); without it a fresh
 // database tollgate_bench_audit_<rand> is created on postgres://postgres@127.0.0.1:5432 and dropped
 // (BENCH_KEEP=1 keeps it and prints its URL; BENCH_ACCOUNT=<acc_…> with that DATABASE_URL measures the
-// kept account again without reloading). `--export-only` skips the latency cases.
+// kept account again without reloading). `--export-only` skips the latency cases; EXPORT_COPY_SLOTS=0
+// measures the export's keyset path instead of COPY.
 import { spawn, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
 import path from "node:path";
@@ -138,8 +139,9 @@ async function main() {
     const hwm = vmHwm(exporter.process.pid!);
 
     const rowsPerSecond = (lines - 1) / exportSeconds;
+    const exportMethod = process.env.EXPORT_COPY_SLOTS === "0" ? "keyset batches (EXPORT_COPY_SLOTS=0)" : "COPY";
     console.log(
-      `\nCSV export of the account's rows: ${(lines - 1).toLocaleString("en")} rows, ${(bytes / 1e6).toFixed(0)} MB in ${exportSeconds.toFixed(1)} s, ` +
+      `\nCSV export of the account's rows by ${exportMethod}: ${(lines - 1).toLocaleString("en")} rows, ${(bytes / 1e6).toFixed(0)} MB in ${exportSeconds.toFixed(1)} s, ` +
         `${Math.round(rowsPerSecond).toLocaleString("en")} rows/s (goal >= 40,000: ${rowsPerSecond >= 40_000 ? "ok" : "MISSED"}); ` +
         `server RSS ${mb(rssBefore)} MB before, peak ${mb(peak)} MB during (goal < 300 MB: ${peak < 300 * 1024 ? "ok" : "MISSED"}; process lifetime high-water mark ${mb(hwm)} MB)`,
     );

@@ -223,6 +223,7 @@ describe("/metrics", () => {
       tollgate_call_credits_settled_total: "counter",
       tollgate_reservations_released_total: "counter",
       tollgate_money_statements_total: "counter",
+      tollgate_csv_exports_total: "counter",
       tollgate_rate_limit_rejections_total: "counter",
       tollgate_db_pool_connections: "gauge",
       tollgate_db_pool_idle_connections: "gauge",

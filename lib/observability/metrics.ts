@@ -81,6 +81,12 @@ function createMetrics() {
     labelNames: ["statement", "variant"] as const,
     registers,
   });
+  const csvExports = new Counter({
+    name: "tollgate_csv_exports_total",
+    help: "CSV exports started, by export (usage, ledger) and method: copy (PostgreSQL writes the CSV, one connection held), keyset (batches; PGlite, or every COPY slot taken).",
+    labelNames: ["export", "method"] as const,
+    registers,
+  });
   const rateLimitRejections = new Counter({
     name: "tollgate_rate_limit_rejections_total",
     help: "Requests refused by a rate limit (429), by rate-limited action.",
@@ -114,6 +120,7 @@ function createMetrics() {
     phase: children1((phase: CallPhaseLabel) => callPhases.labels(phase)),
     rateLimited: children1((action: RateLimitedAction) => rateLimitRejections.labels(action)),
     moneyStatement: children2((statement: MoneyStatement, variant: MoneyStatementVariant) => moneyStatements.labels(statement, variant)),
+    csvExport: children2((name: CsvExportName, method: CsvExportMethod) => csvExports.labels(name, method)),
     webhookAttempt: children1((result: WebhookAttemptResult) => webhookAttempts.labels(result)),
     creditsReserved,
     creditsSettled,
@@ -198,6 +205,14 @@ export type MoneyStatementVariant = "lean" | "full" | "fallback";
 /** One job of a Call's money statement, by the variant that ran it (see lib/execution/settle.ts). */
 export function countMoneyStatement(statement: MoneyStatement, variant: MoneyStatementVariant): void {
   metrics().moneyStatement(statement, variant).inc();
+}
+
+export type CsvExportName = "usage" | "ledger";
+export type CsvExportMethod = "copy" | "keyset";
+
+/** A CSV export started, by the method that writes it (lib/audit/exports.ts). */
+export function countCsvExport(name: CsvExportName, method: CsvExportMethod): void {
+  metrics().csvExport(name, method).inc();
 }
 
 export function countRateLimitRejection(action: RateLimitedAction): void {

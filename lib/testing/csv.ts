@@ -54,3 +54,14 @@ export function parseCsv(text: string): string[][] {
   if (record.length > 0) endRecord();
   return records;
 }
+
+/** Cells a CSV writer can get wrong: formula starts, plain numbers, quotes, separators, line breaks, empty and non-ASCII text. */
+export const TRICKY: (string | number | boolean | null | undefined)[] = [
+  "plain", "", null, undefined, true, false, 0, 12, -3, 1.5, -0.25, 1e21, -1e21, Number.NaN, Number.NEGATIVE_INFINITY,
+  "-5", "-0.25", "-1.", "-.5", "--5", "- 5", "+5", "=1+1", "+cmd", "-2+3", "@SUM(A1)", "\tx", "\rx", "\nx", "x\r", "x\n", "a\r\nb",
+  '=HYPERLINK("http://x","y")', 'say "hi"', '"', '""', ",", "a,b", ",lead", "trail,", " spaced ", "'quoted already",
+  "a=b", "ünïcödé", "日本語,テキスト", "emoji 🎉", "＝fullwidth", '{"a":1,"b":[1,2]}', '"json string"', "[]", "null",
+];
+
+/** The text cells of `TRICKY` (what a text column can hold). */
+export const TRICKY_TEXT = TRICKY.filter((c): c is string => typeof c === "string");

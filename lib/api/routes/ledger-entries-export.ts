@@ -13,8 +13,8 @@ const route = createRoute({
   tags: ["Credits ledger"],
   summary: "Ledger rows as CSV, streamed (JWT)",
   description:
-    "`scope` defaults to account_history. Also accepts the list's entry_type, direction and credit bounds. Newest first, streamed in keyset " +
-    "batches with constant memory; amounts are exact decimals; text cells starting with = + - @ TAB or CR are prefixed with a single quote.",
+    "`scope` defaults to account_history. Also accepts the list's entry_type, direction and credit bounds. Newest first, streamed with " +
+    "constant memory; amounts are exact decimals; text cells starting with = + - @ TAB or CR are prefixed with a single quote.",
   security: security.jwt,
   middleware: [requireAuth("jwt")] as const,
   request: { query: LedgerExportQuery },

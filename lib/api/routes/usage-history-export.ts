@@ -14,7 +14,7 @@ const route = createRoute({
   tags: ["Usage audit"],
   summary: "Usage events as CSV, streamed (JWT)",
   description:
-    "Same filters as the list; newest first; streamed in keyset batches with constant memory. Text cells starting with = + - @ TAB or CR " +
+    "Same filters as the list; newest first; streamed with constant memory. Text cells starting with = + - @ TAB or CR " +
     "are prefixed with a single quote (spreadsheet formula-injection guard). JSON columns hold JSON text; amounts are exact decimals.",
   security: security.jwt,
   middleware: [requireAuth("jwt")] as const,
