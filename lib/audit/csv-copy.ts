@@ -83,13 +83,20 @@ export function takeCopySlot(pool: pg.Pool): (() => void) | null {
 const QUEUED_BYTES = 1024 * 1024;
 
 /**
- * A CSV body written by PostgreSQL: the header, then the COPY's output as it comes. One statement,
- * so one snapshot: the file is the window as it stood when the export started. The server formats
- * nothing; it reads the connection only while the response takes chunks, so PostgreSQL waits on a
- * slow client and memory stays about a megabyte. `release` is called once the connection is back.
+ * A CSV body written by PostgreSQL: the header, then each statement's output as it comes, one
+ * statement after another on one connection, each in its own read-only transaction (so no
+ * snapshot lives longer than its statement). The server formats nothing; it reads the connection
+ * only while the response takes chunks, so PostgreSQL waits on a slow client and memory stays
+ * about a megabyte. `release` is called once the connection is back.
  */
-export function copyCsvStream(pool: pg.Pool, header: string[], statement: string, release: () => void): ReadableStream<Uint8Array> {
+export function copyCsvStream(
+  pool: pg.Pool,
+  header: string[],
+  statements: () => Promise<string[]>,
+  release: () => void,
+): ReadableStream<Uint8Array> {
   let client: pg.PoolClient | null = null;
+  let queue: string[] = [];
   let copy: ReturnType<typeof copyTo> | null = null;
   let chunks: AsyncIterator<Buffer> | null = null;
   let cancelled = false;
@@ -106,22 +113,31 @@ export function copyCsvStream(pool: pg.Pool, header: string[], statement: string
       },
       async pull(controller) {
         try {
-          if (!chunks) {
+          if (!client) {
+            queue = await statements();
             const connected = await pool.connect();
             if (cancelled) return connected.release();
             client = connected;
-            // jit: a whole window's plan is priced far above jit_above_cost, and compiling it took ~650 ms.
-            await client.query("BEGIN READ ONLY; SET LOCAL standard_conforming_strings = on; SET LOCAL jit = off");
-            copy = client.query(copyTo(statement));
-            chunks = copy[Symbol.asyncIterator]();
           }
-          const next = await chunks.next();
-          if (cancelled) return;
-          if (next.done) {
-            await client!.query("COMMIT");
-            done();
-            controller.close();
-          } else controller.enqueue(next.value);
+          for (;;) {
+            if (!chunks) {
+              const statement = queue.shift();
+              if (statement === undefined) {
+                done();
+                return controller.close();
+              }
+              // jit: a window's plan is priced far above jit_above_cost, and compiling it took ~650 ms.
+              await client.query("BEGIN READ ONLY; SET LOCAL standard_conforming_strings = on; SET LOCAL jit = off");
+              if (cancelled) return;
+              copy = client.query(copyTo(statement));
+              chunks = copy[Symbol.asyncIterator]();
+            }
+            const next = await chunks.next();
+            if (cancelled) return;
+            if (!next.done) return controller.enqueue(next.value);
+            await client.query("COMMIT");
+            chunks = null;
+          }
         } catch (err) {
           if (cancelled) return;
           logger.error({ err: (err as Error).message }, "CSV export failed mid-stream");

@@ -29,7 +29,7 @@ async function usageText(accountId: string, method: ExportMethod, filters: Usage
 }
 
 async function ledgerText(accountId: string, method: ExportMethod): Promise<string> {
-  const open = await exportLedgerCsv(database.db, accountId, { filters: { direction: "any" } }, method);
+  const open = await exportLedgerCsv(database.db, accountId, { filters: { direction: "any" } }, { method });
   return new Response(open()).text();
 }
 

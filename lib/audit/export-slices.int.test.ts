@@ -5,7 +5,7 @@ import type { Database } from "../db/types";
 import type { UsageEventType } from "../db/schema";
 import { sealAuditHours } from "./seal";
 import { grantAt, writePastEvents } from "./testing-history";
-import { type ExportTuning, type UsageExportInput, exportSlices, exportUsageCsv } from "./exports";
+import { type ExportTuning, type UsageExportInput, USAGE_EXPORT, exportLedgerCsv, exportSlices, exportUsageCsv, ledgerSlices } from "./exports";
 import { resolveWindow } from "./time-window";
 import type { UsageFilters } from "./usage-filters";
 
@@ -37,7 +37,7 @@ beforeAll(async () => {
   await sealAuditHours(database.db, accountId);
 });
 
-const PLAIN: ExportTuning = { batchSize: 1000, sliceRows: Number.POSITIVE_INFINITY };
+const PLAIN: ExportTuning = { method: "keyset", batchSize: 1000, sliceRows: Number.POSITIVE_INFINITY };
 const iso = (ms: number) => new Date(ms).toISOString();
 
 async function csv(input: UsageExportInput, tuning: ExportTuning): Promise<string> {
@@ -57,7 +57,7 @@ const WINDOWS: [string, { startDate?: string; endDate?: string }][] = [
   ["ending in the middle of an hour, before the seal", { startDate: iso(start + 5 * HOUR), endDate: iso(start + 50 * HOUR + 17 * 60_000) }],
 ];
 
-describe("usage export in time slices", () => {
+describe("exports in time slices", () => {
   it("cuts the window into slices that follow one another, newest first, about the asked size", async () => {
     const w = await resolveWindow(database.db, accountId, {});
     const slices = await exportSlices(database.db, accountId, w, {}, 7);
@@ -66,6 +66,22 @@ describe("usage export in time slices", () => {
     expect(slices.at(-1)![0]).toBeNull();
     for (let i = 1; i < slices.length; i++) expect(slices[i][1]).toBe(slices[i - 1][0]);
     expect(await exportSlices(database.db, accountId, w, {}, Number.POSITIVE_INFINITY)).toEqual([[null, null]]);
+    // A filter the rollups cannot count: the whole window, or (COPY) slices by every event, a bound on its rows.
+    const anomaly: UsageFilters = { anomaly: "missing_ledger_link" };
+    expect(await exportSlices(database.db, accountId, w, anomaly, 7)).toEqual([[null, null]]);
+    expect(await exportSlices(database.db, accountId, w, anomaly, 7, { upperBound: true })).toEqual(slices);
+    const ledger = await ledgerSlices(database.db, accountId, w, 3);
+    expect(ledger.length).toBeGreaterThan(15);
+    for (let i = 1; i < ledger.length; i++) expect(ledger[i][1]).toBe(ledger[i - 1][0]);
+  });
+
+  it("ledger: the same CSV by COPY in slices of ~3 entries, by one COPY and by keyset batches", async () => {
+    const ledger = async (tuning: Parameters<typeof exportLedgerCsv>[3]) =>
+      new Response((await exportLedgerCsv(database.db, accountId, { filters: { direction: "any" } }, tuning))()).text();
+    const plain = await ledger({ method: "keyset" });
+    expect(plain.split("\n").length).toBeGreaterThan(50);
+    expect(await ledger({ copySliceRows: 3 })).toBe(plain);
+    expect(await ledger({ copySliceRows: Number.POSITIVE_INFINITY })).toBe(plain);
   });
 
   for (const [filterName, filters] of FILTERS) {
@@ -73,8 +89,11 @@ describe("usage export in time slices", () => {
       const input = { filters, includeDetails: false, ...window };
       const plain = await csv(input, PLAIN);
       // Slices of ~3 events read in batches of 2: slices span batches, batches span slices.
-      expect(await csv(input, { batchSize: 2, sliceRows: 3 })).toBe(plain);
-      expect(await csv(input, { batchSize: 5, sliceRows: 2 })).toBe(plain);
+      expect(await csv(input, { method: "keyset", batchSize: 2, sliceRows: 3 })).toBe(plain);
+      expect(await csv(input, { method: "keyset", batchSize: 5, sliceRows: 2 })).toBe(plain);
+      // By COPY on PostgreSQL (keyset batches on PGlite): a statement per slice of ~3 events, and one for the window.
+      expect(await csv(input, { ...USAGE_EXPORT, copySliceRows: 3 })).toBe(plain);
+      expect(await csv(input, { ...USAGE_EXPORT, copySliceRows: Number.POSITIVE_INFINITY })).toBe(plain);
       expect(plain.split("\n").length).toBeGreaterThan(filterName === "no filter" ? 50 : 3);
     });
   }

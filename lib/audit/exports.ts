@@ -67,7 +67,17 @@ export interface ExportTuning {
   batchSize: number;
   /** About this many events a slice (the rollups' count); Infinity: the whole window is one slice. */
   sliceRows: number;
+  /** The same for COPY: one statement, and so one snapshot, a slice (default `COPY_SLICE_ROWS`). */
+  copySliceRows?: number;
 }
+
+/**
+ * Events per COPY statement. A statement holds its snapshot until its last row is sent, and a
+ * snapshot held holds back VACUUM everywhere (the balance rows every Call updates among them): a
+ * slice bounds that to its own rows, ~0.2 s at full speed, however large the export or slow the
+ * client. Each statement costs ~5 ms of planning.
+ */
+export const COPY_SLICE_ROWS = 20_000;
 
 /**
  * The usage export reads slices of about 250 events in batches of up to 500 rows, two queries in
@@ -86,23 +96,46 @@ const usHour = (d: Date) => d.toISOString().replace("Z", "000Z");
  * The window cut into consecutive time slices, newest first, of about `sliceRows` events each as
  * the sealed rollups count them with the same filter: the unsealed tail, then runs of sealed hours,
  * then the rest down to the window's start. Slices partition the window, so every event is in
- * exactly one. The whole window when the rollups cannot count the filter.
+ * exactly one. When the rollups cannot count the filter: the whole window, or with `upperBound`,
+ * slices of about `sliceRows` events of any kind (a bound on the filter's rows).
  */
-export async function exportSlices(db: Db, accountId: string, w: TimeWindow, filters: UsageFilters, sliceRows: number): Promise<Slice[]> {
-  const conditions = usageConditions(filters, "rollup");
-  const span = conditions && Number.isFinite(sliceRows) ? sealedSpan(w) : null;
-  if (!conditions || !span) return [[w.start, w.end]];
-  const hours = rows<{ h: Date | string; n: number }>(
-    await db.execute(sql`
+export async function exportSlices(
+  db: Db,
+  accountId: string,
+  w: TimeWindow,
+  filters: UsageFilters,
+  sliceRows: number,
+  options: { upperBound?: boolean } = {},
+): Promise<Slice[]> {
+  const conditions = usageConditions(filters, "rollup") ?? (options.upperBound ? [] : null);
+  if (!conditions) return [[w.start, w.end]];
+  return timeSlices(w, sliceRows, (lo, hi) =>
+    db.execute(sql`
       SELECT r.hour_start AS h, sum(r.event_count)::float8 AS n FROM usage_hourly_rollup r
-       WHERE r.account_id = ${accountId} AND ${inWindow(sql.raw("r.hour_start"), span.lo, span.hi)} AND ${and(conditions)}
+       WHERE r.account_id = ${accountId} AND ${inWindow(sql.raw("r.hour_start"), lo, hi)} AND ${and(conditions)}
        GROUP BY r.hour_start ORDER BY r.hour_start DESC`),
   );
+}
+
+/** The same for the ledger, by every entry of the sealed hours (a bound on any filter's rows). */
+export async function ledgerSlices(db: Db, accountId: string, w: TimeWindow, sliceRows: number): Promise<Slice[]> {
+  return timeSlices(w, sliceRows, (lo, hi) =>
+    db.execute(sql`
+      SELECT r.hour_start AS h, sum(r.entry_count)::float8 AS n FROM ledger_hourly_rollup r
+       WHERE r.account_id = ${accountId} AND ${inWindow(sql.raw("r.hour_start"), lo, hi)}
+       GROUP BY r.hour_start ORDER BY r.hour_start DESC`),
+  );
+}
+
+/** Slices of `w` from the counts of its sealed hours, newest first (`hours` returns them so). */
+async function timeSlices(w: TimeWindow, sliceRows: number, hours: (lo: Date | null, hi: Date) => Promise<unknown>): Promise<Slice[]> {
+  const span = Number.isFinite(sliceRows) ? sealedSpan(w) : null;
+  if (!span) return [[w.start, w.end]];
   const slices: Slice[] = [];
   let top = usHour(span.hi);
   if (w.end === null || w.end > top) slices.push([top, w.end]);
   let n = 0;
-  for (const hour of hours) {
+  for (const hour of rows<{ h: Date | string; n: number }>(await hours(span.lo, span.hi))) {
     n += hour.n;
     if (n < sliceRows) continue;
     const from = usHour(new Date(hour.h));
@@ -189,14 +222,14 @@ function openCsv(
   name: CsvExportName,
   method: ExportMethod,
   header: string[],
-  copy: () => string,
+  copy: () => Promise<string[]>,
   keyset: () => ReadableStream<Uint8Array>,
 ): OpenCsv {
   return () => {
     const pool = method === "auto" ? poolOf(db) : undefined;
     const release = pool ? takeCopySlot(pool) : null;
     countCsvExport(name, pool && release ? "copy" : "keyset");
-    return pool && release ? copyCsvStream(pool, header, copy(), release) : keyset();
+    return pool && release ? copyCsvStream(pool, header, copy, release) : keyset();
   };
 }
 
@@ -236,10 +269,15 @@ export async function exportUsageCsv(
     "usage",
     tuning.method ?? "auto",
     header,
-    () => copyCsvStatement(columns, from(inWindow(sql.raw("e.created_at"), w.start, w.end)), [
-      { sql: sql.raw("e.created_at"), desc: true },
-      { sql: sql.raw("e.id"), desc: true },
-    ]),
+    async () => {
+      const slices = await exportSlices(db, accountId, w, filters, tuning.copySliceRows ?? COPY_SLICE_ROWS, { upperBound: true });
+      return slices.map(([lo, hi]) =>
+        copyCsvStatement(columns, from(inWindow(sql.raw("e.created_at"), lo, hi)), [
+          { sql: sql.raw("e.created_at"), desc: true },
+          { sql: sql.raw("e.id"), desc: true },
+        ]),
+      );
+    },
     () => {
       // The slices are cut when the stream starts, after the route has logged the access.
       const read = slicedReader(() => exportSlices(db, accountId, w, filters, tuning.sliceRows), query);
@@ -263,20 +301,31 @@ export interface LedgerExportInput extends WindowRequest {
 }
 
 /** `GET /auth/credits/ledger/export`: the filtered ledger as CSV, newest first (keyset batches on (created_at, seq)). */
-export async function exportLedgerCsv(db: Db, accountId: string, input: LedgerExportInput, method: ExportMethod = "auto"): Promise<OpenCsv> {
+export async function exportLedgerCsv(
+  db: Db,
+  accountId: string,
+  input: LedgerExportInput,
+  tuning: { method?: ExportMethod; copySliceRows?: number } = {},
+): Promise<OpenCsv> {
   const w = await resolveWindow(db, accountId, input);
-  const where = sql`l.account_id = ${accountId} AND ${inWindow(sql.raw("l.created_at"), w.start, w.end)} AND ${and(ledgerConditions(input.filters))}`;
+  const filtered = sql`l.account_id = ${accountId} AND ${and(ledgerConditions(input.filters))}`;
+  const where = sql`${filtered} AND ${inWindow(sql.raw("l.created_at"), w.start, w.end)}`;
   const header = ledgerColumns.map((c) => c.name);
   const select = keysetSelect(ledgerColumns, [TS("l"), sql.raw("l.seq")]);
   return openCsv(
     db,
     "ledger",
-    method,
+    tuning.method ?? "auto",
     header,
-    () => copyCsvStatement(ledgerColumns, sql`FROM credits_ledger l WHERE ${where}`, [
-      { sql: sql.raw("l.created_at"), desc: true },
-      { sql: sql.raw("l.seq"), desc: true },
-    ]),
+    async () => {
+      const slices = await ledgerSlices(db, accountId, w, tuning.copySliceRows ?? COPY_SLICE_ROWS);
+      return slices.map(([lo, hi]) =>
+        copyCsvStatement(ledgerColumns, sql`FROM credits_ledger l WHERE ${filtered} AND ${inWindow(sql.raw("l.created_at"), lo, hi)}`, [
+          { sql: sql.raw("l.created_at"), desc: true },
+          { sql: sql.raw("l.seq"), desc: true },
+        ]),
+      );
+    },
     () =>
       keysetCsvStream<KeysetRow>({
         header,
