@@ -144,7 +144,7 @@ describe("the COPY and keyset exports", () => {
       const reader = res.body!.getReader();
       await reader.read();
       const copying = async () =>
-        rows<{ n: number }>(await database.db.execute(sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'COPY (SELECT%' AND state = 'active'`))[0].n;
+        rows<{ n: number }>(await database.db.execute(sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'COPY (SELECT%' AND state = 'active'`))[0].n;
       expect(await copying()).toBe(1);
       aborted.abort();
       for (let i = 0; i < 100 && (await copying()) > 0; i++) await new Promise((r) => setTimeout(r, 50));
