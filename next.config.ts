@@ -29,7 +29,7 @@ const securityHeaders = [
 
 const nextConfig: NextConfig = {
   // PGlite ships WASM and must not be bundled; pg and pino are Node-only.
-  serverExternalPackages: ["@electric-sql/pglite", "pg", "pino", "bcryptjs"],
+  serverExternalPackages: ["@electric-sql/pglite", "pg", "pg-copy-streams", "pino", "bcryptjs"],
   poweredByHeader: false,
   // `npm test` type-checks the whole project (tsc --noEmit) once; a second pass here only costs build time.
   typescript: { ignoreBuildErrors: true },
