@@ -1,0 +1,56 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { createTestDatabase, testDbKind } from "../testing/database";
+import { adminUrl } from "../testing/template";
+import { migrateDatabase, migrationsFolder } from "./migrate";
+import { openDatabase } from "./open";
+import { rows } from "./row-sql";
+import type { Database } from "./types";
+
+const migrationCount = fs.readdirSync(migrationsFolder).filter((f) => f.endsWith(".sql")).length;
+
+async function migratedState(database: Database) {
+  const [{ n }] = rows<{ n: number }>(await database.db.execute(sql`SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations`));
+  const functions = rows<{ name: string }>(
+    await database.db.execute(sql`SELECT proname AS name FROM pg_proc WHERE proname LIKE 'tg\\_%\\_lean' ORDER BY 1`),
+  ).map((r) => r.name);
+  return { migrations: n, functions };
+}
+
+const MIGRATED = { migrations: migrationCount, functions: ["tg_record_lean", "tg_reserve_lean", "tg_settle_lean"] };
+
+describe("migrateDatabase", () => {
+  it("runs again on a migrated database without change", async () => {
+    const database = await createTestDatabase();
+    await migrateDatabase(database);
+    expect(await migratedState(database)).toEqual(MIGRATED);
+  });
+
+  if (testDbKind() === "postgres") {
+    it("lets instances started together on one empty database take turns, then again on the migrated one", async () => {
+      const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      await admin.connect();
+      const name = `tollgate_t_${crypto.randomBytes(6).toString("hex")}`;
+      await admin.query(`create database "${name}"`);
+      const instances = await Promise.all([0, 1, 2, 3].map(() => openDatabase({ kind: "postgres", url: adminUrl(process.env.TEST_DATABASE_URL!, name), poolSize: 2 })));
+      try {
+        // Each round: every instance migrates at once, as a cluster's instances do when started together.
+        for (let round = 0; round < 2; round++) {
+          const results = await Promise.allSettled(instances.map((d) => migrateDatabase(d)));
+          expect(results.map((r) => (r.status === "rejected" ? String(r.reason?.cause ?? r.reason) : "ok"))).toEqual(["ok", "ok", "ok", "ok"]);
+          expect(await migratedState(instances[0])).toEqual(MIGRATED);
+        }
+        // No lock is left behind: a new session takes it at once.
+        const [{ got }] = rows<{ got: boolean }>(await instances[0].db.execute(sql`SELECT pg_try_advisory_lock(7201300) AS got`));
+        expect(got).toBe(true);
+      } finally {
+        await Promise.all(instances.map((d) => d.close()));
+        await admin.query(`drop database if exists "${name}" with (force)`);
+        await admin.end();
+      }
+    });
+  }
+});
