@@ -100,8 +100,12 @@ export function copyCsvStream(
   let copy: ReturnType<typeof copyTo> | null = null;
   let chunks: AsyncIterator<Buffer> | null = null;
   let cancelled = false;
+  // A connection lost while no query is in flight (between slices) errs on the client: without a
+  // listener the process would crash. The next query fails and ends the export.
+  const lost = (err: Error) => logger.warn({ err: err.message }, "CSV export connection lost");
   const done = (err?: Error) => {
     // A connection left mid-COPY (an error, a client gone) is closed, not returned to the pool.
+    client?.off("error", lost);
     client?.release(err ?? undefined);
     client = null;
     release();
@@ -118,6 +122,7 @@ export function copyCsvStream(
             const connected = await pool.connect();
             if (cancelled) return connected.release();
             client = connected;
+            client.on("error", lost);
           }
           for (;;) {
             if (!chunks) {

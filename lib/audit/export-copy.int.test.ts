@@ -73,6 +73,32 @@ async function trickyAccount() {
   return { ...acct, events };
 }
 
+/** An account with ~10 MB of CSV (with details), more than the socket buffers hold: a COPY of it is still sending after the first chunks. */
+async function bigAccount() {
+  const acct = await seedAccount(database.db);
+  const [seed] = await writePastEvents(database.db, acct.accountId, [{ at: new Date(Date.now() - HOUR) }]);
+  await database.db.execute(sql`
+    INSERT INTO usage_events SELECT (jsonb_populate_record(e, jsonb_build_object('id', gen_random_uuid(), 'created_at', e.created_at - g * interval '1 ms'))).*
+      FROM usage_events e, generate_series(1, 15000) g WHERE e.id = ${seed.id}::uuid`);
+  return acct;
+}
+
+const copying = async () =>
+  rows<{ n: number }>(
+    await database.db.execute(sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'COPY (SELECT%' AND state = 'active'`),
+  )[0].n;
+
+/** Every COPY slot is free (a quarter of the test pool's 10 connections) and a whole export of the account runs. */
+async function expectAllFreeAfter(accountId: string) {
+  const pool = poolOf(database.db)!;
+  const slots = [];
+  for (let s = takeCopySlot(pool); s; s = takeCopySlot(pool)) slots.push(s);
+  expect(slots).toHaveLength(2);
+  for (const release of slots) release();
+  const [, ...data] = parseCsv(await usageText(accountId, "auto", {}, false));
+  expect(data).toHaveLength(15_001);
+}
+
 describe("the COPY and keyset exports", () => {
   it("write the same bytes for every tricky cell, guarded and quoted as the contract says", async () => {
     const acct = await trickyAccount();
@@ -129,12 +155,7 @@ describe("the COPY and keyset exports", () => {
 
   if (onPostgres) {
     it("give back the connection and the COPY slot when the HTTP client goes away mid-export", async () => {
-      const acct = await seedAccount(database.db);
-      const [seed] = await writePastEvents(database.db, acct.accountId, [{ at: new Date(Date.now() - HOUR) }]);
-      // ~10 MB of CSV, more than the socket buffers hold, so the COPY is still sending when the client leaves.
-      await database.db.execute(sql`
-        INSERT INTO usage_events SELECT (jsonb_populate_record(e, jsonb_build_object('id', gen_random_uuid(), 'created_at', e.created_at - g * interval '1 ms'))).*
-          FROM usage_events e, generate_series(1, 15000) g WHERE e.id = ${seed.id}::uuid`);
+      const acct = await bigAccount();
       const server = await startTestServer(database);
       const aborted = new AbortController();
       const res = await fetch(`${server.url}/api/v1/auth/usage/history/v2/export?include_details=true`, {
@@ -143,21 +164,30 @@ describe("the COPY and keyset exports", () => {
       });
       const reader = res.body!.getReader();
       await reader.read();
-      const copying = async () =>
-        rows<{ n: number }>(await database.db.execute(sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'COPY (SELECT%' AND state = 'active'`))[0].n;
       expect(await copying()).toBe(1);
       aborted.abort();
       for (let i = 0; i < 100 && (await copying()) > 0; i++) await new Promise((r) => setTimeout(r, 50));
       expect(await copying()).toBe(0);
-      // Every slot is free again (a quarter of the test pool's 10 connections).
-      const pool = poolOf(database.db)!;
-      const slots = [];
-      for (let s = takeCopySlot(pool); s; s = takeCopySlot(pool)) slots.push(s);
-      expect(slots).toHaveLength(2);
-      for (const release of slots) release();
-      // And the pool works: a whole export after it.
-      const [, ...data] = parseCsv(await usageText(acct.accountId, "auto", {}, false));
-      expect(data).toHaveLength(15_001);
+      await expectAllFreeAfter(acct.accountId);
+    });
+
+    it("end the export with an error, and keep serving, when PostgreSQL ends the COPY's connection", async () => {
+      const acct = await bigAccount();
+      const open = await exportUsageCsv(database.db, acct.accountId, { filters: {}, includeDetails: true });
+      const reader = open().getReader();
+      await reader.read();
+      await reader.read();
+      expect(await copying()).toBe(1);
+      await database.db.execute(sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                                     WHERE datname = current_database() AND query LIKE 'COPY (SELECT%'`);
+      let failure: unknown;
+      try {
+        for (let r = await reader.read(); !r.done; r = await reader.read());
+      } catch (err) {
+        failure = err;
+      }
+      expect(String(failure)).toMatch(/terminat/);
+      await expectAllFreeAfter(acct.accountId);
     });
 
     it("fall back to keyset batches while every COPY slot is taken, with the same rows", async () => {
