@@ -73,14 +73,29 @@ async function trickyAccount() {
   return { ...acct, events };
 }
 
-/** An account with ~10 MB of CSV (with details), more than the socket buffers hold: a COPY of it is still sending after the first chunks. */
+/**
+ * An account with ~130 MB of CSV with details (15k events of 8 KB payloads, which TOAST compresses
+ * to almost nothing), far more than the socket buffers between PostgreSQL, the server and the
+ * client hold (Linux autotunes a loopback receive buffer up to tcp_rmem's 32 MB here): a COPY of it
+ * is still sending after the first chunks.
+ */
 async function bigAccount() {
   const acct = await seedAccount(database.db);
   const [seed] = await writePastEvents(database.db, acct.accountId, [{ at: new Date(Date.now() - HOUR) }]);
+  await database.db.execute(sql`UPDATE usage_events SET request_payload = jsonb_build_object('blob', repeat('x', 8000)) WHERE id = ${seed.id}::uuid`);
   await database.db.execute(sql`
     INSERT INTO usage_events SELECT (jsonb_populate_record(e, jsonb_build_object('id', gen_random_uuid(), 'created_at', e.created_at - g * interval '1 ms'))).*
       FROM usage_events e, generate_series(1, 15000) g WHERE e.id = ${seed.id}::uuid`);
   return acct;
+}
+
+/** Reads past the header (written before the COPY starts) until a quarter megabyte of rows has come. */
+async function readSome(reader: ReadableStreamDefaultReader<Uint8Array>) {
+  for (let bytes = 0; bytes < 256 * 1024; ) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the export ended early");
+    bytes += value.byteLength;
+  }
 }
 
 const copying = async () =>
@@ -162,10 +177,12 @@ describe("the COPY and keyset exports", () => {
         headers: bearer(acct.accessToken),
         signal: aborted.signal,
       });
-      const reader = res.body!.getReader();
-      await reader.read();
-      expect(await copying()).toBe(1);
-      aborted.abort();
+      try {
+        await readSome(res.body!.getReader());
+        expect(await copying()).toBe(1);
+      } finally {
+        aborted.abort();
+      }
       for (let i = 0; i < 100 && (await copying()) > 0; i++) await new Promise((r) => setTimeout(r, 50));
       expect(await copying()).toBe(0);
       await expectAllFreeAfter(acct.accountId);
@@ -175,8 +192,7 @@ describe("the COPY and keyset exports", () => {
       const acct = await bigAccount();
       const open = await exportUsageCsv(database.db, acct.accountId, { filters: {}, includeDetails: true });
       const reader = open().getReader();
-      await reader.read();
-      await reader.read();
+      await readSome(reader);
       expect(await copying()).toBe(1);
       await database.db.execute(sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                                      WHERE datname = current_database() AND query LIKE 'COPY (SELECT%'`);

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import pg from "pg";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { createTestDatabase, testDbKind } from "../testing/database";
 import { adminUrl } from "../testing/template";
@@ -22,9 +22,13 @@ async function migratedState(database: Database) {
 
 const MIGRATED = { migrations: migrationCount, functions: ["tg_record_lean", "tg_reserve_lean", "tg_settle_lean"] };
 
+let database: Database;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+
 describe("migrateDatabase", () => {
   it("runs again on a migrated database without change", async () => {
-    const database = await createTestDatabase();
     await migrateDatabase(database);
     expect(await migratedState(database)).toEqual(MIGRATED);
   });
