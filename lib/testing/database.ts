@@ -14,7 +14,9 @@ export function testDbKind(): TestDbKind {
 
 /**
  * A fresh, migrated database for one test file: PGlite from the template dump, or a new
- * PostgreSQL database cloned from the template (dropped again after the file).
+ * PostgreSQL database cloned from the template (dropped after the file when called at its top
+ * level; from a beforeAll, where vitest does not run the afterAll below, by the run's teardown in
+ * global-setup.ts).
  */
 export async function createTestDatabase(options: { poolSize?: number } = {}): Promise<Database & { url?: string }> {
   if (testDbKind() === "pglite") {

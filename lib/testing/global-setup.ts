@@ -29,12 +29,7 @@ export default async function setup() {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      // Databases left by test runs that were killed before their cleanup: nobody is connected to them.
-      const stale = await admin.query<{ datname: string }>(
-        `select datname from pg_database d where datname like 'tollgate\\_t\\_%'
-            and not exists (select 1 from pg_stat_activity a where a.datname = d.datname)`,
-      );
-      for (const { datname } of stale.rows) await admin.query(`drop database if exists "${datname}"`).catch(() => undefined);
+      await dropIdleTestDatabases(admin);
       const exists = await admin.query("select 1 from pg_database where datname = $1", [template]);
       if (exists.rowCount === 0) {
         // Built under a private name and renamed once migrated: runs that start together (each
@@ -62,4 +57,29 @@ export default async function setup() {
       await admin.end();
     }
   }
+  // The run's teardown: vitest does not run an afterAll registered from inside a beforeAll, which is
+  // where most files call createTestDatabase, so their databases are dropped here, after the files.
+  return async () => {
+    if (!url) return;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await dropIdleTestDatabases(admin);
+    } finally {
+      await admin.end();
+    }
+  };
+}
+
+/**
+ * Drops the test files' databases nobody is connected to: at the start of a run those of runs
+ * killed before their teardown, at its end this run's (its files' processes have exited). A run
+ * going on beside this one keeps its databases: it is connected to them.
+ */
+async function dropIdleTestDatabases(admin: pg.Client): Promise<void> {
+  const stale = await admin.query<{ datname: string }>(
+    `select datname from pg_database d where datname like 'tollgate\\_t\\_%'
+        and not exists (select 1 from pg_stat_activity a where a.datname = d.datname)`,
+  );
+  for (const { datname } of stale.rows) await admin.query(`drop database if exists "${datname}"`).catch(() => undefined);
 }
