@@ -1,11 +1,10 @@
-import pg from "pg";
+import type pg from "pg";
 import { to as copyTo } from "pg-copy-streams";
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
-import type { Db } from "../db/types";
 import { env } from "../env";
 import { logger } from "../log";
-import { headerLine } from "./csv";
+import { QUEUED_BYTES, headerLine } from "./csv";
 
 /**
  * One CSV column: its header and its SQL. `text` cells are guarded against formula injection and
@@ -28,21 +27,20 @@ const guarded = (c: string) =>
   `CASE WHEN ascii(${c}) IN (61, 43, 45, 64, 9, 13) AND ${c} !~ '^-?[0-9]+(\\.[0-9]+)?$' THEN '''' || ${c} ELSE nullif(${c}, '') END`;
 
 /**
- * `COPY (…) TO STDOUT (FORMAT csv)` of `columns` over `from` (FROM, WHERE; no ORDER BY) in the order
- * of `order` (ORDER BY terms of the inner query, each named `k0`, `k1`… outside it). The columns
- * are computed once in an inner query and guarded outside it, so an expensive column (JSON rebuilt
- * from compact columns) is not evaluated once per test of the guard.
+ * `COPY (…) TO STDOUT (FORMAT csv)` of `columns` over `from` (FROM, WHERE; no ORDER BY), newest
+ * first: descending on `keys` (named `k0`, `k1`… outside the inner query). The columns are computed
+ * once in an inner query and guarded outside it, so an expensive column (JSON rebuilt from compact
+ * columns) is not evaluated once per test of the guard.
  */
-export function copyCsvStatement(columns: CsvColumn[], from: SQL, order: { sql: SQL; desc: boolean }[]): string {
+export function copyCsvStatement(columns: CsvColumn[], from: SQL, keys: SQL[]): string {
   // Every cell as text (a boolean as true/false, as the keyset path writes it).
   const inner = sql.join(
-    [...columns.map((c, i) => sql`(${c.sql})::text AS c${sql.raw(String(i))}`), ...order.map((o, i) => sql`${o.sql} AS k${sql.raw(String(i))}`)],
+    [...columns.map((c, i) => sql`(${c.sql})::text AS c${sql.raw(String(i))}`), ...keys.map((k, i) => sql`${k} AS k${sql.raw(String(i))}`)],
     sql`, `,
   );
   const outer = columns.map((c, i) => (c.kind === "text" ? guarded(`q.c${i}`) : `q.c${i}`)).join(", ");
-  const dir = (o: { desc: boolean }) => (o.desc ? "DESC NULLS LAST" : "ASC NULLS FIRST");
-  const innerOrder = sql.join(order.map((o) => sql`${o.sql} ${sql.raw(dir(o))}`), sql`, `);
-  const outerOrder = order.map((o, i) => `q.k${i} ${dir(o)}`).join(", ");
+  const innerOrder = sql.join(keys.map((k) => sql`${k} DESC NULLS LAST`), sql`, `);
+  const outerOrder = keys.map((_, i) => `q.k${i} DESC NULLS LAST`).join(", ");
   // The subquery keeps its index order (OFFSET 0: not flattened), and the outer ORDER BY on its
   // sort keys costs no sort: PostgreSQL sees the subquery's order.
   const query = sql`SELECT ${sql.raw(outer)} FROM (SELECT ${inner} ${from} ORDER BY ${innerOrder} OFFSET 0) q ORDER BY ${sql.raw(outerOrder)}`;
@@ -51,12 +49,6 @@ export function copyCsvStatement(columns: CsvColumn[], from: SQL, order: { sql: 
   const rendered = new PgDialect().sqlToQuery(query.inlineParams());
   if (rendered.params.length > 0) throw new Error("copyCsvStatement: a parameter was not inlined");
   return `COPY (${rendered.sql}) TO STDOUT (FORMAT csv)`;
-}
-
-/** The node-postgres pool behind a drizzle handle; undefined on PGlite (and inside a transaction). */
-export function poolOf(db: Db): pg.Pool | undefined {
-  const client = (db as unknown as { $client?: unknown }).$client;
-  return client instanceof pg.Pool ? client : undefined;
 }
 
 /**
@@ -78,9 +70,6 @@ export function takeCopySlot(pool: pg.Pool): (() => void) | null {
     copying.set(pool, (copying.get(pool) ?? 1) - 1);
   };
 }
-
-/** Bytes that may wait for the response before PostgreSQL's output is no longer read (and it waits). */
-const QUEUED_BYTES = 1024 * 1024;
 
 /**
  * A CSV body written by PostgreSQL: the header, then each statement's output as it comes, one

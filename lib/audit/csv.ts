@@ -50,7 +50,7 @@ const BATCH_BYTES = 2 * 1024 * 1024;
 /** Response chunks: short-lived strings for the young generation, not one rope per batch. */
 const CHUNK_CHARS = 64 * 1024;
 /** The next batch is read while less than this waits for the response. */
-const QUEUED_BYTES = 1024 * 1024;
+export const QUEUED_BYTES = 1024 * 1024;
 
 /**
  * A CSV body streamed in keyset batches: each batch is one indexed range query after the last row

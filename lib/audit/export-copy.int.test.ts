@@ -8,7 +8,8 @@ import { rows } from "../db/row-sql";
 import type { Database } from "../db/types";
 import { scrapeMetrics } from "../observability/metrics";
 import { type ExportMethod, USAGE_EXPORT, exportLedgerCsv, exportUsageCsv } from "./exports";
-import { poolOf, takeCopySlot } from "./csv-copy";
+import { takeCopySlot } from "./csv-copy";
+import { poolOf } from "../db/open";
 import type { UsageFilters } from "./usage-filters";
 import { grantAt, writePastEvents } from "./testing-history";
 

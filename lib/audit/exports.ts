@@ -2,9 +2,12 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { type Cell, keysetCsvStream } from "./csv";
-import { type CsvColumn, copyCsvStatement, copyCsvStream, poolOf, takeCopySlot } from "./csv-copy";
+import { type CsvColumn, copyCsvStatement, copyCsvStream, takeCopySlot } from "./csv-copy";
+import { poolOf } from "../db/open";
 import { type CsvExportName, countCsvExport } from "../observability/metrics";
 import { type LedgerFilters, ledgerConditions } from "./ledger-filters";
+import { LEDGER_NEWEST_FIRST } from "./ledger-history";
+import { USAGE_NEWEST_FIRST } from "./usage-history";
 import { withAnomalyScope } from "./ready-days";
 import { type TimeWindow, type WindowRequest, inWindow, resolveWindow, sealedSpan } from "./time-window";
 import { type UsageFilters, and, anomaliesOf, usageConditions } from "./usage-filters";
@@ -260,8 +263,7 @@ export async function exportUsageCsv(
       await db.execute(sql`
         SELECT ${select} ${from(inWindow(sql.raw("e.created_at"), lo, hi))}
                ${after ? sql`AND (e.created_at, e.id) < (${after.k0}::timestamptz, ${after.k1}::uuid)` : sql``}
-         ORDER BY e.created_at DESC NULLS LAST, e.id DESC NULLS LAST
-         LIMIT ${limit}`),
+         ${USAGE_NEWEST_FIRST} LIMIT ${limit}`),
     );
   const header = columns.map((c) => c.name);
   return openCsv(
@@ -272,10 +274,7 @@ export async function exportUsageCsv(
     async () => {
       const slices = await exportSlices(db, accountId, w, filters, tuning.copySliceRows ?? COPY_SLICE_ROWS, { upperBound: true });
       return slices.map(([lo, hi]) =>
-        copyCsvStatement(columns, from(inWindow(sql.raw("e.created_at"), lo, hi)), [
-          { sql: sql.raw("e.created_at"), desc: true },
-          { sql: sql.raw("e.id"), desc: true },
-        ]),
+        copyCsvStatement(columns, from(inWindow(sql.raw("e.created_at"), lo, hi)), [sql.raw("e.created_at"), sql.raw("e.id")]),
       );
     },
     () => {
@@ -321,8 +320,8 @@ export async function exportLedgerCsv(
       const slices = await ledgerSlices(db, accountId, w, tuning.copySliceRows ?? COPY_SLICE_ROWS);
       return slices.map(([lo, hi]) =>
         copyCsvStatement(ledgerColumns, sql`FROM credits_ledger l WHERE ${filtered} AND ${inWindow(sql.raw("l.created_at"), lo, hi)}`, [
-          { sql: sql.raw("l.created_at"), desc: true },
-          { sql: sql.raw("l.seq"), desc: true },
+          sql.raw("l.created_at"),
+          sql.raw("l.seq"),
         ]),
       );
     },
@@ -335,8 +334,7 @@ export async function exportLedgerCsv(
             await db.execute(sql`
               SELECT ${select} FROM credits_ledger l
                WHERE ${where} ${after ? sql`AND (l.created_at, l.seq) < (${after.k0}::timestamptz, ${after.k1}::bigint)` : sql``}
-               ORDER BY l.created_at DESC NULLS LAST, l.seq DESC NULLS LAST
-               LIMIT ${limit}`),
+               ${LEDGER_NEWEST_FIRST} LIMIT ${limit}`),
           ),
         cells: cellsOf(ledgerColumns),
       }),

@@ -17,7 +17,7 @@ import { type UsageFilters, and, usageConditions, usageKinds } from "./usage-fil
 import { type UsageEventRecord, toIso, usageItem, usageItemColumns } from "./usage-items";
 
 /** Newest first; matches the (account_id, created_at DESC, id DESC) indexes exactly. */
-const NEWEST_FIRST = sql.raw("ORDER BY e.created_at DESC NULLS LAST, e.id DESC NULLS LAST");
+export const USAGE_NEWEST_FIRST = sql.raw("ORDER BY e.created_at DESC NULLS LAST, e.id DESC NULLS LAST");
 
 export interface UsageListInput extends WindowRequest {
   filters: UsageFilters;
@@ -59,11 +59,11 @@ export async function listUsageEvents(db: Db, accountId: string, input: UsageLis
         SELECT x.id, x.created_at FROM (${inRanges(ranges, offset + pageSize, (range) => sql`SELECT e.id, e.created_at FROM usage_events e WHERE e.account_id = ${accountId} AND ${range} AND ${filters}`)}) x
          ORDER BY x.created_at DESC, x.id DESC LIMIT ${pageSize} OFFSET ${offset})
       SELECT ${usageItemColumns(input.includeDetails)} FROM page JOIN usage_events e ON e.id = page.id AND e.created_at = page.created_at AND e.account_id = ${accountId}
-       ${NEWEST_FIRST}`
+       ${USAGE_NEWEST_FIRST}`
     : sql`
       SELECT ${usageItemColumns(input.includeDetails)} FROM usage_events e
        WHERE e.account_id = ${accountId} AND ${inWindow(sql.raw("e.created_at"), w.start, w.end)} AND ${filters}
-       ${NEWEST_FIRST} LIMIT ${pageSize} OFFSET ${offset}`;
+       ${USAGE_NEWEST_FIRST} LIMIT ${pageSize} OFFSET ${offset}`;
   const [itemRows, total, summary] = await Promise.all([
     db.execute(page),
     countUsageEvents(db, accountId, w, scoped),
@@ -151,11 +151,11 @@ export async function usageFeed(db: Db, accountId: string, input: UsageFeedInput
           SELECT x.id, x.created_at FROM (${inRanges(ranges, need, (range) => sql`SELECT e.id, e.created_at FROM usage_events e WHERE e.account_id = ${accountId} AND ${range} AND ${conditions}`)}) x
            ORDER BY x.created_at DESC, x.id DESC LIMIT ${need})
         SELECT ${FEED_COLUMNS}, ${CURSOR_TS} FROM page JOIN usage_events e ON e.id = page.id AND e.created_at = page.created_at AND e.account_id = ${accountId}
-         ${NEWEST_FIRST}`
+         ${USAGE_NEWEST_FIRST}`
       : sql`
         SELECT ${FEED_COLUMNS}, ${CURSOR_TS} FROM usage_events e
          WHERE e.account_id = ${accountId} AND ${inWindow(sql.raw("e.created_at"), w.start, w.end)} AND ${conditions}
-         ${NEWEST_FIRST} LIMIT ${need}`,
+         ${USAGE_NEWEST_FIRST} LIMIT ${need}`,
   );
   type FeedRow = {
     id: string;

@@ -1,11 +1,11 @@
 import path from "node:path";
-import type pg from "pg";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import type { PgliteDatabase } from "drizzle-orm/pglite";
 import type { Database, Db } from "./types";
 import { installLeanFunctions } from "./lean-functions";
+import { poolOf } from "./open";
 import { logger } from "../log";
 
 export const migrationsFolder = path.resolve(process.env.TOLLGATE_ROOT ?? process.cwd(), "lib/db/migrations");
@@ -24,24 +24,22 @@ export async function migrateDatabase(database: Database): Promise<void> {
     await installLeanFunctions(database.db);
     return;
   }
-  const pool = (database.db as unknown as { $client: pg.Pool }).$client;
-  const client = await pool.connect();
+  const client = await poolOf(database.db)!.connect();
   // A connection lost between two queries errs on the client, not a query: without a listener the process would crash.
   const lost = (err: Error) => logger.warn({ err: err.message }, "migration connection lost");
   client.on("error", lost);
-  let failed: Error | undefined;
   try {
     await client.query("select pg_advisory_lock(7201300)");
     const db = drizzlePg(client);
     await migratePg(db, { migrationsFolder });
     await installLeanFunctions(db as unknown as Db);
+    await client.query("select pg_advisory_unlock(7201300)");
   } catch (err) {
-    failed = err as Error;
-    throw err;
-  } finally {
-    // A failed connection is closed, and its lock goes with it; otherwise the lock is given back.
-    if (!failed) await client.query("select pg_advisory_unlock(7201300)");
+    // The failed connection is closed, and its lock goes with it.
     client.off("error", lost);
-    client.release(failed);
+    client.release(err as Error);
+    throw err;
   }
+  client.off("error", lost);
+  client.release();
 }

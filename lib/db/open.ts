@@ -74,3 +74,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     throw err;
   }
 }
+
+/** The node-postgres pool behind a drizzle handle; undefined on PGlite (and inside a transaction). */
+export function poolOf(db: Db): pg.Pool | undefined {
+  const client = (db as unknown as { $client?: unknown }).$client;
+  return client instanceof pg.Pool ? client : undefined;
+}
