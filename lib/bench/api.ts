@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { freePort, load, serverCommand, startProductServer, waitFor, type LoadResult } from "./harness";
+import { freePort, load, median, serverCommand, startProductServer, waitFor, type LoadResult } from "./harness";
 
 const PLAIN_SERVER = `
 const http = require("node:http");
@@ -12,7 +12,6 @@ http.createServer((req, res) => { res.writeHead(200, { "content-type": "applicat
   .listen(Number(process.env.PORT), "127.0.0.1");
 `;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
  * Both servers run on the same CPU and the load generator (autocannon, in this process) on the

@@ -10,7 +10,7 @@ import http from "node:http";
 import autocannon from "autocannon";
 import pg from "pg";
 import { sql } from "drizzle-orm";
-import { freePort, pinLoadGenerator, serverCommand, startProductServer, waitFor, type LoadResult, type RunningServer } from "./harness";
+import { freePort, median, percentile, pinLoadGenerator, serverCommand, startProductServer, waitFor, type LoadResult, type RunningServer } from "./harness";
 import { openDatabase } from "../db/open";
 import type { Db } from "../db/types";
 import { createAccount } from "../accounts/create-account";
@@ -157,11 +157,6 @@ function sampleBackendCpu(database: string): () => number {
 
 let benchDatabase = "";
 let serverPid: number | undefined;
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 const round = (n: number) => Math.round(n * 100) / 100;
 
@@ -399,11 +394,6 @@ async function startServer(benchUrl: string): Promise<{ server: RunningServer; k
 const LATENCY_RATE = Number(process.env.BENCH_LATENCY_RATE ?? 200);
 /** Interleaved rounds for each goal: pgbench then Calls at 50 (throughput); upstream, Call, floor (latency). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-function median(xs: number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 /** BENCH_STAGES=closed,latency,pgbench (default all): which stages run, e.g. `latency` alone while working on it. */
 const STAGES = new Set((process.env.BENCH_STAGES ?? "closed,latency,pgbench").split(",").map((s) => s.trim()));
@@ -493,14 +483,25 @@ async function main() {
     // of (upstream directly, Call, two-commit floor), each 10 s, so each comparison sees the same
     // minute of the machine's disk and neighbours; the goal reads the median of the rounds.
     const latencyRounds: LatencyRound[] = [];
-    const floors: Stage[] = [];
+    let oneCommitFloor: Stage | undefined;
+    /** A bare gateway committing `commits` rows per request, warmed up; `measure` runs one open loop against it. */
+    const startFloor = async (commits: 1 | 2) => {
+      const gateway = await startFloorGateway(benchUrl, upstreamUrl, commits);
+      const body: autocannon.Request[] = [{ method: "POST", path: "/call", body: "{}" }];
+      const name = `bare gateway (node:http + pg): ${commits} one-row commit${commits === 2 ? "s" : ""}`;
+      try {
+        await openLoop("warm-up", gateway.url, LATENCY_RATE, 10, body, null, 1);
+      } catch (err) {
+        gateway.stop();
+        throw err;
+      }
+      return { stop: gateway.stop, measure: () => openLoop(name, gateway.url, LATENCY_RATE, 10, body, gateway.pid ?? null) };
+    };
     if (STAGES.has("latency")) {
       console.error(`added latency: ${LATENCY_RATE} req/s over 10 connections, ${ROUNDS} rounds of upstream, Call and floor…`);
       await db.execute(sql`CREATE TABLE bench_floor (id bigserial PRIMARY KEY, call_id text NOT NULL, phase text NOT NULL, at timestamptz NOT NULL DEFAULT now())`);
-      const floorBody: autocannon.Request[] = [{ method: "POST", path: "/call", body: "{}" }];
-      const floor2 = await startFloorGateway(benchUrl, upstreamUrl, 2);
+      const floor2 = await startFloor(2);
       try {
-        await openLoop("warm-up", floor2.url, LATENCY_RATE, 10, floorBody, null, 1);
         for (let r = 1; r <= ROUNDS; r++) {
           console.error(`latency round ${r} of ${ROUNDS}…`);
           const direct = await openLoop("GET upstream directly", `${upstreamUrl}/value`, LATENCY_RATE, 10, [{ method: "GET", path: "/value" }], null);
@@ -511,17 +512,15 @@ async function main() {
           const clients = 10;
           const turns = Array.from({ length: LATENCY_RATE * DURATION }, (_, n) => keyed[((n % clients) + clients * Math.floor(n / (clients * CALLS_PER_KEY))) % keyed.length]);
           const call = await openLoop("Call bench.upstream.value (http, 1 credit)", server.url, LATENCY_RATE, 10, turns);
-          const floor = await openLoop("bare gateway (node:http + pg): 2 one-row commits", floor2.url, LATENCY_RATE, 10, floorBody, floor2.pid ?? null);
-          latencyRounds.push({ direct, call, floor });
+          latencyRounds.push({ direct, call, floor: await floor2.measure() });
         }
       } finally {
         floor2.stop();
       }
       console.error("floor: a bare gateway committing 1 row per request…");
-      const floor1 = await startFloorGateway(benchUrl, upstreamUrl, 1);
+      const floor1 = await startFloor(1);
       try {
-        await openLoop("warm-up", floor1.url, LATENCY_RATE, 10, floorBody, null, 1);
-        floors.push(await openLoop("bare gateway (node:http + pg): 1 one-row commit", floor1.url, LATENCY_RATE, 10, floorBody, floor1.pid ?? null));
+        oneCommitFloor = await floor1.measure();
       } finally {
         floor1.stop();
       }
@@ -555,7 +554,7 @@ async function main() {
     }
     if (latencyRounds.length > 0) {
       console.log(`\nOpen loop at ${LATENCY_RATE} req/s over at most 10 connections (latency counted from each request's due time), ${latencyRounds.length} rounds:`);
-      printStages(latencyRounds.flatMap(({ direct, call, floor }, i) => [direct, call, floor].map((stage) => ({ ...stage, name: `${stage.name} (round ${i + 1})` }))).concat(floors));
+      printStages(latencyRounds.flatMap(({ direct, call, floor }, i) => [direct, call, floor].map((stage) => ({ ...stage, name: `${stage.name} (round ${i + 1})` }))).concat(oneCommitFloor ? [oneCommitFloor] : []));
       for (const [i, { call }] of latencyRounds.entries()) {
         const phases = Object.entries(call.phases ?? {}).map(([phase, ms]) => `${phase} ${ms.p50} / ${ms.p99}`);
         console.log(`round ${i + 1}: ms per phase of the gateway's Calls, p50 / p99 (Server-Timing): ${phases.join(", ") || "none reported"}`);
@@ -593,7 +592,7 @@ async function main() {
       console.log(`goal: added latency at ${LATENCY_RATE} req/s over 10 connections <= floor + 1.0 ms p50 (median of ${added.length} interleaved rounds): +${aboveFloor} ms → ${aboveFloor <= 1 ? "MET" : "MISSED"}`);
       console.log(`goal: added latency p99 <= 2 x the floor's p99 (median of ${added.length} interleaved rounds): ${p99Ratio.toFixed(1)}x → ${p99Ratio <= 2 ? "MET" : "MISSED"}`);
       const direct = latencyRounds[0].direct;
-      for (const f of floors) console.log(`(floor: ${f.name} adds p50 ${round(f.p50 - direct.p50)} ms, p99 ${round(f.p99 - direct.p99)} ms, against round 1's upstream)`);
+      if (oneCommitFloor) console.log(`(floor: ${oneCommitFloor.name} adds p50 ${round(oneCommitFloor.p50 - direct.p50)} ms, p99 ${round(oneCommitFloor.p99 - direct.p99)} ms, against round 1's upstream)`);
     }
     for (const [connections, what] of [[1, "unloaded, closed loop at 1 connection"], [10, "closed loop at 10 connections, where latency is 10 / throughput"]] as const) {
       const gateway = http[LEVELS.indexOf(connections)];

@@ -16,7 +16,7 @@ import { loadBenchSources, rankSource, readJsonl, sourceFigures, type BenchQuery
 import { fitSettings } from "../search/fit";
 import { baseRankerSettings, defaultRankerSettings } from "../search/ranker";
 import { ReferenceBm25, type ReferenceDoc } from "../search/reference-bm25";
-import { startProductServer, statusField } from "./harness";
+import { median, percentile, startProductServer, statusField } from "./harness";
 
 const CATALOG_DIR = path.resolve(process.env.CATALOG_DIR ?? path.join(process.cwd(), "../shared/catalog"));
 /** The contract's 120 searches per minute are per account: the bench spreads its requests over accounts. */
@@ -81,11 +81,6 @@ async function timedSearch(url: string, key: string, body: Record<string, unknow
   const ms = performance.now() - started;
   if (res.status !== 200) throw new Error(`POST /search answered ${res.status}: ${JSON.stringify(json).slice(0, 300)}`);
   return { ids: (json.results ?? []).map((r) => r.tool_id), ms };
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 function fmt(n: number, digits = 1): string {
@@ -264,7 +259,6 @@ async function main() {
         scope.rounds.push(times.sort((a, b) => a - b));
       }
     }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     const latencyRows = scopes.map((scope) => {
       const at = (p: number) => median(scope.rounds.map((times) => percentile(times, p)));
       return [

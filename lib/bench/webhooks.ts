@@ -6,7 +6,7 @@
 // dropped afterwards; the worker runs on its own pool and LISTEN connection, as on another instance.
 // PGlite: in memory, the worker in-process. BENCH_N notifications per scenario (default 300).
 import crypto from "node:crypto";
-import { adminStatement } from "./harness";
+import { adminStatement, percentile } from "./harness";
 import { openDatabase } from "../db/open";
 import { migrateDatabase } from "../db/migrate";
 import type { Database } from "../db/types";
@@ -31,10 +31,6 @@ interface Row {
   p95: number;
   p99: number;
   max: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
