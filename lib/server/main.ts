@@ -1,4 +1,5 @@
 // The production server: `/api/v1/*` and `/.well-known/*` go straight to the Hono app, the rest to Next.
+import "./v8-flags";
 import http from "node:http";
 import path from "node:path";
 import next from "next";
