@@ -233,6 +233,7 @@ async function openLoop(name: string, url: string, rate: number, connections: nu
   const total = rate * seconds;
   const start = performance.now() + 50;
   const pending: Promise<void>[] = [];
+  const trace: string[] | undefined = process.env.BENCH_TRACE ? [] : undefined;
   for (let n = 0; n < total; n++) {
     const due = start + (n * 1000) / rate;
     const wait = due - performance.now();
@@ -248,6 +249,7 @@ async function openLoop(name: string, url: string, rate: number, connections: nu
               const status = res.statusCode ?? 0;
               statuses[status] = (statuses[status] ?? 0) + 1;
               if (status >= 200 && status < 300) latencies.push(performance.now() - due);
+              trace?.push(`${(due - start).toFixed(1)}\t${(performance.now() - due).toFixed(2)}\t${status}\t${res.headers["server-timing"] ?? ""}`);
               for (const m of String(res.headers["server-timing"] ?? "").matchAll(/(\w+);dur=([\d.]+)/g)) {
                 let list = phases.get(m[1]);
                 if (!list) phases.set(m[1], (list = []));
@@ -267,6 +269,10 @@ async function openLoop(name: string, url: string, rate: number, connections: nu
   }
   await Promise.all(pending);
   agent.destroy();
+  if (trace) {
+    fs.mkdirSync(process.env.BENCH_TRACE!, { recursive: true });
+    fs.writeFileSync(path.join(process.env.BENCH_TRACE!, `${Date.now()}-${name.replace(/\W+/g, "_").slice(0, 40)}.tsv`), `${trace.join("\n")}\n`);
+  }
   const ok = latencies.length;
   const cpu = { pgMs: stopPgCpu(), serverMs: processCpuMs(gatewayPid ?? undefined) - serverBefore };
   const result = stage({ name, connections, latencies, statuses, errors, non2xx: total - ok - errors }, gatewayPid ? cpu : undefined);
