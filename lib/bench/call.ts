@@ -10,7 +10,7 @@ import http from "node:http";
 import autocannon from "autocannon";
 import pg from "pg";
 import { sql } from "drizzle-orm";
-import { freePort, median, percentile, pinLoadGenerator, serverCommand, startProductServer, waitFor, type LoadResult, type RunningServer } from "./harness";
+import { freePort, median, percentile, pinLoadGenerator, serverCommand, serverNodeArgs, startProductServer, waitFor, type LoadResult, type RunningServer } from "./harness";
 import { openDatabase } from "../db/open";
 import type { Db } from "../db/types";
 import { createAccount } from "../accounts/create-account";
@@ -249,8 +249,9 @@ async function openLoop(name: string, url: string, rate: number, connections: nu
               const status = res.statusCode ?? 0;
               statuses[status] = (statuses[status] ?? 0) + 1;
               if (status >= 200 && status < 300) latencies.push(performance.now() - due);
-              trace?.push(`${(due - start).toFixed(1)}\t${(performance.now() - due).toFixed(2)}\t${status}\t${res.headers["server-timing"] ?? ""}`);
-              for (const m of String(res.headers["server-timing"] ?? "").matchAll(/(\w+);dur=([\d.]+)/g)) {
+              const timing = String(res.headers["server-timing"] ?? "");
+              trace?.push(`${(due - start).toFixed(1)}\t${(performance.now() - due).toFixed(2)}\t${status}\t${timing}`);
+              for (const m of timing.matchAll(/(\w+);dur=([\d.]+)/g)) {
                 let list = phases.get(m[1]);
                 if (!list) phases.set(m[1], (list = []));
                 list.push(Number(m[2]));
@@ -364,8 +365,8 @@ async function pgbench(database: string, initialise: boolean): Promise<{ tps: nu
 
 async function startServer(benchUrl: string): Promise<{ server: RunningServer; kind: string }> {
   const env = { DATABASE_URL: benchUrl, SEED_DEMO: "false" };
-  // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the server, written when it stops. Node refuses
-  // --cpu-prof in NODE_OPTIONS, so profiling uses the API-only server, whose command line is ours.
+  // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the API-only server, written when it stops (the
+  // production server's: BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=<dir>").
   const profileDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
   if (process.env.BENCH_SERVER !== "api-only" && !profileDir) {
     try {
@@ -376,7 +377,7 @@ async function startServer(benchUrl: string): Promise<{ server: RunningServer; k
   }
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-"));
-  const args = [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), "--import", "tsx", "--input-type=module", "-e", API_ONLY_SERVER];
+  const args = [...serverNodeArgs(), ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), "--import", "tsx", "--input-type=module", "-e", API_ONLY_SERVER];
   const [command, commandArgs] = serverCommand(args, "any-core");
   const child = spawn(command, commandArgs, {
     env: { ...process.env, NODE_ENV: "production", PORT: String(port), DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}`, ...env },

@@ -44,6 +44,14 @@ export function ensureBuild(): void {
   if (r.status !== 0) throw new Error("build failed");
 }
 
+/**
+ * `BENCH_SERVER_NODE_ARGS` (space-separated): node options for the server under test's command line
+ * (V8 flags to compare, e.g. `--allocation-site-pretenuring`; `--cpu-prof`; `--trace-gc`).
+ */
+export function serverNodeArgs(): string[] {
+  return process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+}
+
 export interface RunningServer {
   url: string;
   dataDir: string;
@@ -55,8 +63,7 @@ export interface RunningServer {
  * Starts `node dist/server.mjs` (what `npm start` runs) on a free port with a fresh DATA_DIR, at the
  * default log level (request lines go to `DATA_DIR/server.log`, as a deployment's would go to a
  * file or journal), placed on CPUs as `serverCommand` says (default: its own core).
- * `BENCH_SERVER_NODE_ARGS` (space-separated) go on its command line, before the script: V8 flags
- * to compare (`--allocation-site-pretenuring`), `--cpu-prof`, `--trace-gc` (into server.log).
+ * `serverNodeArgs()` go on its command line, before the script.
  */
 export async function startProductServer(
   extraEnv: Record<string, string> = {},
@@ -65,7 +72,7 @@ export async function startProductServer(
   ensureBuild();
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-"));
-  const args = [...(process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []), "dist/server.mjs"];
+  const args = [...serverNodeArgs(), "dist/server.mjs"];
   const [command, commandArgs] = serverCommand(args, placement);
   const log = fs.openSync(path.join(dataDir, "server.log"), "a");
   const child = spawn(command, commandArgs, {

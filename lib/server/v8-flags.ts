@@ -12,6 +12,6 @@
 // command line that names the flag (`node --allocation-site-pretenuring dist/server.mjs`) wins.
 import v8 from "node:v8";
 
-const FLAG = "allocation-site-pretenuring";
+const namedOnCommandLine = process.execArgv.some((arg) => /^--(no-)?allocation[-_]site[-_]pretenuring$/.test(arg));
 
-if (!process.execArgv.some((arg) => arg.replace(/_/g, "-").endsWith(FLAG))) v8.setFlagsFromString(`--no-${FLAG}`);
+if (!namedOnCommandLine) v8.setFlagsFromString("--no-allocation-site-pretenuring");
