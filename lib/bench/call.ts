@@ -112,28 +112,28 @@ interface Stage extends LoadResult {
 
 const TICK_MS = 1000 / Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim() || 100);
 
-/** utime + stime of a process, in ms (Linux /proc); 0 when unavailable. */
-function processCpuMs(pid: number | undefined): number {
-  if (!pid) return 0;
+/**
+ * CPU times in ms from `/proc/<pid>/stat` (Linux): the process's own (utime + stime) and that of
+ * its children that have exited and been waited for (cutime + cstime); undefined when unreadable.
+ */
+function procCpuMs(pid: number | "self"): { own: number; exitedChildren: number } | undefined {
   try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    // Fields after the command's closing parenthesis, from the state (field 3): utime is field 14.
+    const f = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return { own: (Number(f[11]) + Number(f[12])) * TICK_MS, exitedChildren: (Number(f[13]) + Number(f[14])) * TICK_MS };
   } catch {
-    return 0;
+    return undefined;
   }
 }
 
-/**
- * CPU of this process's children that have exited and been waited for (cutime + cstime, ms): a
- * child's whole CPU is read as the difference across its run.
- */
+/** utime + stime of a process, in ms; 0 when unavailable. */
+function processCpuMs(pid: number | undefined): number {
+  return (pid && procCpuMs(pid)?.own) || 0;
+}
+
+/** CPU of this process's exited children, in ms: a child's whole CPU is the difference across its run. */
 function exitedChildrenCpuMs(): number {
-  try {
-    const fields = fs.readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
-    return (Number(fields[13]) + Number(fields[14])) * TICK_MS;
-  } catch {
-    return NaN;
-  }
+  return procCpuMs("self")?.exitedChildren ?? NaN;
 }
 
 /**
