@@ -57,15 +57,22 @@ const fetchUpstream = () => new Promise((resolve, reject) => {
     res.on("end", () => resolve(body));
   }).on("error", reject);
 });
+// Server-Timing as the Call's: the same phase names, so each round sets the two side by side.
+const lap = (timings, name, since) => { const now = performance.now(); timings.push(name + ";dur=" + (now - since).toFixed(2)); return now; };
 http.createServer((req, res) => {
+  let t = performance.now();
+  const timings = [];
   req.resume();
   req.on("end", async () => {
     const id = String(n++);
-    if (commits === 2) await commit(id, "reserve");
+    t = lap(timings, "request", t);
+    if (commits === 2) { await commit(id, "reserve"); t = lap(timings, "reserve", t); }
     const body = await fetchUpstream();
+    t = lap(timings, "provider", t);
     await commit(id, "settle");
+    lap(timings, "settle", t);
     const out = JSON.stringify({ execution_id: id, result: JSON.parse(body) });
-    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(out) });
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(out), "server-timing": timings.join(", ") });
     res.end(out);
   });
 }).listen(Number(process.env.PORT), "127.0.0.1");
@@ -583,9 +590,9 @@ async function main() {
     if (latencyRounds.length > 0) {
       console.log(`\nOpen loop at ${LATENCY_RATE} req/s over at most 10 connections (latency counted from each request's due time), ${latencyRounds.length} rounds:`);
       printStages(latencyRounds.flatMap(({ direct, call, floor }, i) => [direct, call, floor].map((stage) => ({ ...stage, name: `${stage.name} (round ${i + 1})` }))).concat(oneCommitFloor ? [oneCommitFloor] : []));
-      for (const [i, { call }] of latencyRounds.entries()) {
-        const phases = Object.entries(call.phases ?? {}).map(([phase, ms]) => `${phase} ${ms.p50} / ${ms.p99}`);
-        console.log(`round ${i + 1}: ms per phase of the gateway's Calls, p50 / p99 (Server-Timing): ${phases.join(", ") || "none reported"}`);
+      const phaseList = (stage: Stage) => Object.entries(stage.phases ?? {}).map(([phase, ms]) => `${phase} ${ms.p50} / ${ms.p99}`).join(", ") || "none reported";
+      for (const [i, { call, floor }] of latencyRounds.entries()) {
+        console.log(`round ${i + 1}: ms per phase, p50 / p99 (Server-Timing): the Call's ${phaseList(call)}; the floor's ${phaseList(floor)}`);
       }
     }
     const non200 = all.flatMap((r) => Object.entries(r.statuses).filter(([st]) => st !== "200").map(([st, n]) => `${st}×${n} (${r.name} @${r.connections})`));
