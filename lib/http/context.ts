@@ -40,6 +40,11 @@ export interface RequestBindings {
   operation?: string;
   incoming?: NodeBindings["incoming"];
   outgoing?: NodeBindings["outgoing"];
+  /**
+   * Bookkeeping the response does not wait for (metrics), run with the access log line: under the
+   * Node server once the response has been written, else as the response is returned.
+   */
+  afterResponse?: (() => void)[];
 }
 
 export interface ApiEnv {

@@ -134,7 +134,7 @@ export function registerToolsExecute(app: ApiApp) {
         const phases = { request: received, ...timings };
         // Onto Node's response when there is one: a Fetch Headers object for one header costs more than the rest of the response.
         setResponseHeader(c, "Server-Timing", serverTiming(phases));
-        observeCallPhases(phases);
+        (c.env.afterResponse ??= []).push(() => observeCallPhases(phases));
       }
       return c.json(response as z.infer<typeof CallResponseSchema>, status);
     },
