@@ -64,8 +64,8 @@ function withOperation(route: RouteConfig, handler: Handler): { route: RouteConf
  * Operations with another 422 shape (Call, OAuth) pass their own hook; every hook, theirs
  * included, is wrapped by `storable`. Every operation names itself for the metrics.
  *
- * A route's input is validated by one middleware (`fusedValidator`, same answers, a fraction of
- * the cost) where it can be; the route is still described in the OpenAPI document as declared.
+ * A route's input is validated by one middleware (`fusedValidator`: the library's answers, with less
+ * work) where it can be; the route is still described in the OpenAPI document as declared.
  */
 export function createRouter() {
   const app = new OpenAPIHono<ApiEnv>();
