@@ -43,16 +43,18 @@ export function namedOperation<F extends Handler>(operation: string, fn: F): F {
   }) as F;
 }
 
+const middlewareOf = (route: RouteConfig) => (route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware]);
+
 /**
  * Names the request's operation (`POST /tools/execute`: method and OpenAPI path) before anything
- * of the route can answer: in its first middleware (authentication, which may refuse); in a
- * middleware of its own when it only validates input (already a chain of middleware); else in the
- * handler, so a route without middleware still runs synchronously.
+ * of the route can answer: in its first middleware (authentication, which may refuse, or the
+ * validation); in a middleware of its own when the library validates its input (already a chain of
+ * middleware); else in the handler, so a route without middleware still runs synchronously.
  */
 function withOperation(route: RouteConfig, handler: Handler): { route: RouteConfig; handler: Handler } {
   const operation = `${route.method.toUpperCase()} ${route.path}`;
   const named = <F extends Handler>(fn: F): F => namedOperation(operation, fn);
-  const middleware = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware];
+  const middleware = middlewareOf(route);
   if (middleware.length > 0) return { route: { ...route, middleware: [named(middleware[0] as MiddlewareHandler<ApiEnv>), ...middleware.slice(1)] }, handler };
   if (route.request) return { route: { ...route, middleware: [named((_c: Context<ApiEnv>, next: () => Promise<void>) => next())] }, handler };
   return { route, handler: named(handler) };
@@ -71,14 +73,18 @@ export function createRouter() {
   const app = new OpenAPIHono<ApiEnv>();
   const register = app.openapi;
   app.openapi = ((config, action, hook) => {
-    const { route, handler } = withOperation(config, action as Handler);
     const checked = storable((hook as Hook | undefined) ?? validationFailure);
-    const validate = fusedValidator(route.request, checked);
-    if (!validate) return register(route as never, handler as never, checked as never);
-    const { middleware, hide, ...described } = route;
+    const validate = fusedValidator(config.request, checked);
+    if (!validate) {
+      const { route, handler } = withOperation(config, action as Handler);
+      return register(route as never, handler as never, checked as never);
+    }
+    const { middleware: _, hide, ...described } = config;
     if (!hide) app.openAPIRegistry.registerPath(described);
-    const before = middleware === undefined ? [] : Array.isArray(middleware) ? middleware : [middleware];
-    return register({ method: route.method, path: route.path, hide: true, middleware: [...before, validate] } as never, handler as never);
+    // Routed without `request` (the library adds no validators of its own), `validate` after the route's middleware.
+    const routed = { method: config.method, path: config.path, middleware: [...middlewareOf(config), validate] } as RouteConfig;
+    const { route, handler } = withOperation(routed, action as Handler);
+    return register({ ...route, hide: true } as never, handler as never);
   }) as typeof app.openapi;
   return app;
 }
