@@ -19,6 +19,7 @@ import { setBudget } from "../billing/budgets";
 import { importCatalog } from "../catalog/import";
 import { parseManifest } from "../catalog/manifest";
 import { rows } from "../db/row-sql";
+import { SETTLED_COLUMNS } from "../db/lean-functions";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const LEVELS = [1, 10, 50];
@@ -78,11 +79,91 @@ http.createServer((req, res) => {
 }).listen(Number(process.env.PORT), "127.0.0.1");
 `;
 
-/** Starts the floor gateway (`FLOOR_GATEWAY`) on a free port, on any core as the product server is. */
-async function startFloorGateway(databaseUrl: string, upstreamUrl: string, commits: 1 | 2): Promise<{ url: string; pid: number | undefined; stop: () => void }> {
+// The product's writes alone: a gateway as bare as the floor's that sends the Call's own two
+// statements (`tg_reserve_lean`, `tg_settle_lean`, as a Call whose statement goes alone sends them)
+// with jobs made from a Call the product settled in the warm-up (TEMPLATES), new ids each request,
+// for the account named in the query. It separates what the product's rows cost PostgreSQL (this
+// gateway over the floor) from what the product's code costs (the Call over this gateway).
+const WRITES_GATEWAY = `
+const http = require("node:http");
+const crypto = require("node:crypto");
+const pg = require("pg");
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, idleTimeoutMillis: 0 });
+const agent = new http.Agent({ keepAlive: true });
+const upstream = new URL(process.env.UPSTREAM_URL);
+const t = JSON.parse(process.env.TEMPLATES);
+const write = (kind, job) => pool.query({ name: kind, text: "SELECT written, ledger_id, available, fallback FROM tg_" + kind + "_lean($1::jsonb)", values: [JSON.stringify(job)] })
+  .then((r) => { if (!r.rows[0].written) throw new Error(kind + " wrote nothing: " + JSON.stringify(r.rows[0])); });
+const fetchUpstream = () => new Promise((resolve, reject) => {
+  http.get({ host: upstream.hostname, port: upstream.port, path: "/value", agent }, (res) => {
+    let body = "";
+    res.on("data", (c) => (body += c));
+    res.on("end", () => resolve(body));
+  }).on("error", reject);
+});
+const lap = (timings, name, since) => { const now = performance.now(); timings.push(name + ";dur=" + (now - since).toFixed(2)); return now; };
+http.createServer((req, res) => {
+  let t0 = performance.now();
+  const timings = [];
+  req.resume();
+  req.on("end", async () => {
+    try {
+      const account = new URL(req.url, "http://x").searchParams.get("account");
+      if (!account) return void res.writeHead(204).end(); // the harness asking whether it is up
+      const id = "exe_" + crypto.randomBytes(13).toString("hex");
+      const eventId = crypto.randomUUID();
+      const at = new Date();
+      t0 = lap(timings, "request", t0);
+      await write("reserve", { account_id: account, at: at.toISOString(), api_key_id: null, client_id: null, amount: t.amount,
+        execution: { ...t.execution, id, account_id: account, session_id: id, reservation_expires_at: new Date(at.getTime() + 90000).toISOString() } });
+      t0 = lap(timings, "reserve", t0);
+      const body = await fetchUpstream();
+      t0 = lap(timings, "provider", t0);
+      await write("settle", { account_id: account, at: new Date().toISOString(), execution_id: id, update: t.update, amount: t.amount,
+        event: { ...t.event, id: eventId, account_id: account, source_ref_id: id, session_id: id, execution_id: id },
+        ledger: { ...t.ledger, id: "led_" + crypto.randomBytes(13).toString("hex"), source_ref_id: id, execution_id: id, usage_event_id: eventId } });
+      lap(timings, "settle", t0);
+      const out = JSON.stringify({ execution_id: id, result: JSON.parse(body) });
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(out), "server-timing": timings.join(", ") });
+      res.end(out);
+    } catch (err) {
+      console.error(String(err));
+      res.writeHead(500).end();
+    }
+  });
+}).listen(Number(process.env.PORT), "127.0.0.1");
+`;
+
+/**
+ * The jobs of a Call the product settled (its execution, usage event and ledger row), as
+ * `WRITES_GATEWAY` sends them with new ids: what the product's statements write at reserve time and at
+ * settlement.
+ */
+async function writeTemplates(db: Db, toolId: string): Promise<string> {
+  const [row] = rows<{ execution: Record<string, unknown>; event: Record<string, unknown>; ledger: Record<string, unknown>; amount: string }>(
+    await db.execute(sql`
+      SELECT to_jsonb(e) AS execution, to_jsonb(u) AS event, to_jsonb(l) AS ledger, (-l.amount_credits)::text AS amount
+        FROM executions e JOIN usage_events u ON u.execution_id = e.id JOIN credits_ledger l ON l.id = u.credits_ledger_entry_id
+       WHERE e.tool_id = ${toolId} AND e.status = 'settled' AND l.entry_type = 'consume_tool_execute' LIMIT 1`),
+  );
+  if (!row) throw new Error(`no settled Call of ${toolId} to take the product's writes from`);
+  const pick = (o: Record<string, unknown>, keys: readonly string[]) => Object.fromEntries(keys.filter((k) => k in o).map((k) => [k, o[k]]));
+  const omit = (o: Record<string, unknown>, keys: readonly string[]) => Object.fromEntries(Object.entries(o).filter(([k, v]) => !keys.includes(k) && v !== null));
+  return JSON.stringify({
+    amount: row.amount,
+    // What a reservation inserts: the execution without its settlement; timestamps take their defaults.
+    execution: { ...omit(row.execution, [...SETTLED_COLUMNS, "settled_at", "created_at", "updated_at"]), status: "reserved", reserved_credits: row.amount },
+    update: pick(row.execution, SETTLED_COLUMNS),
+    event: omit(row.event, ["credits_ledger_entry_id", "created_at"]),
+    ledger: pick(row.ledger, ["entry_type", "source_ref_type", "api_key_id", "pre_settlement_bill", "settlement_result", "ledger_metadata", "description"]),
+  });
+}
+
+/** Starts a bare gateway (`FLOOR_GATEWAY`, `WRITES_GATEWAY`) on a free port, on any core as the product server is. */
+async function startBareGateway(script: string, env: Record<string, string>): Promise<{ url: string; pid: number | undefined; stop: () => void }> {
   const port = await freePort();
-  const [command, args] = serverCommand(["-e", FLOOR_GATEWAY], "any-core");
-  const child = spawn(command, args, { env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, UPSTREAM_URL: upstreamUrl, COMMITS: String(commits) }, stdio: "inherit" });
+  const [command, args] = serverCommand(["-e", script], "any-core");
+  const child = spawn(command, args, { env: { ...process.env, ...env, PORT: String(port) }, stdio: "inherit" });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/`, 10_000);
   return { url, pid: child.pid, stop: () => child.kill() };
@@ -98,11 +179,12 @@ serve({ fetch: createApiApp({ database }).fetch, hostname: "127.0.0.1", port: Nu
 process.on("SIGTERM", () => process.exit(0));
 `;
 
-/** One round of the latency stage: the upstream directly, the Call, and the two-commit floor, back to back. */
+/** One round of the latency stage: the upstream directly, the Call, the two-commit floor and the product's writes alone, back to back. */
 interface LatencyRound {
   direct: Stage;
   call: Stage;
   floor: Stage;
+  writes: Stage;
 }
 
 interface Stage extends LoadResult {
@@ -519,38 +601,48 @@ async function main() {
     // minute of the machine's disk and neighbours; the goal reads the median of the rounds.
     const latencyRounds: LatencyRound[] = [];
     let oneCommitFloor: Stage | undefined;
-    /** A bare gateway committing `commits` rows per request, warmed up; `measure` runs one open loop against it. */
-    const startFloor = async (commits: 1 | 2) => {
-      const gateway = await startFloorGateway(benchUrl, upstreamUrl, commits);
-      const body: autocannon.Request[] = [{ method: "POST", path: "/call", body: "{}" }];
-      const name = `bare gateway (node:http + pg): ${commits} one-row commit${commits === 2 ? "s" : ""}`;
+    // Ten clients take turns, each with its own key (account) for 180 Calls, as a client reuses its
+    // key: cycling through hundreds of keys would make most Calls authenticate a key the server has
+    // not seen lately, and one key for all would make every Call wait on one balance row.
+    const inTurns = <T>(list: T[]) => Array.from({ length: LATENCY_RATE * DURATION }, (_, n) => list[((n % 10) + 10 * Math.floor(n / (10 * CALLS_PER_KEY))) % list.length]);
+    /** A bare gateway, warmed up (one second); `measure` runs one open loop against it with `requests()`. */
+    const startBare = async (name: string, script: string, env: Record<string, string>, requests: () => Promise<autocannon.Request[]>) => {
+      const gateway = await startBareGateway(script, { DATABASE_URL: benchUrl, UPSTREAM_URL: upstreamUrl, ...env });
       try {
-        await openLoop("warm-up", gateway.url, LATENCY_RATE, 10, body, null, 1);
+        await openLoop("warm-up", gateway.url, LATENCY_RATE, 10, await requests(), null, 1);
       } catch (err) {
         gateway.stop();
         throw err;
       }
-      return { stop: gateway.stop, measure: () => openLoop(name, gateway.url, LATENCY_RATE, 10, body, gateway.pid ?? null) };
+      return { stop: gateway.stop, measure: async () => openLoop(name, gateway.url, LATENCY_RATE, 10, await requests(), gateway.pid ?? null) };
+    };
+    const floorBody = async (): Promise<autocannon.Request[]> => [{ method: "POST", path: "/call", body: "{}" }];
+    const startFloor = (commits: 1 | 2) =>
+      startBare(`bare gateway (node:http + pg): ${commits} one-row commit${commits === 2 ? "s" : ""}`, FLOOR_GATEWAY, { COMMITS: String(commits) }, floorBody);
+    // The writes gateway's requests name fresh accounts, taking turns as the Call's keys do.
+    const writesBody = async () => {
+      const accounts: string[] = [];
+      for (let i = 0; i < Math.ceil((MAX_EXPECTED_RPS * DURATION) / CALLS_PER_KEY); i++) accounts.push((await createAccount(db, { name: `bench writes ${i}`, credits: "1000000" })).account_id);
+      return inTurns(accounts.map((account): autocannon.Request => ({ method: "POST", path: `/call?account=${account}`, body: "{}" })));
     };
     if (STAGES.has("latency")) {
       console.error(`added latency: ${LATENCY_RATE} req/s over 10 connections, ${ROUNDS} rounds of upstream, Call and floor…`);
       await db.execute(sql`CREATE TABLE bench_floor (id bigserial PRIMARY KEY, call_id text NOT NULL, phase text NOT NULL, at timestamptz NOT NULL DEFAULT now())`);
       const floor2 = await startFloor(2);
+      const writes = await startBare("bare gateway (node:http + pg): the Call's two statements", WRITES_GATEWAY, { TEMPLATES: await writeTemplates(db, httpBody.tool_id) }, writesBody).catch((err: unknown) => {
+        floor2.stop();
+        throw err;
+      });
       try {
         for (let r = 1; r <= ROUNDS; r++) {
           console.error(`latency round ${r} of ${ROUNDS}…`);
           const direct = await openLoop("GET upstream directly", `${upstreamUrl}/value`, LATENCY_RATE, 10, [{ method: "GET", path: "/value" }], null);
-          // Ten clients take turns, each with its own key (account) for 180 Calls, as a client reuses
-          // its key: cycling through hundreds of keys would make most Calls authenticate a key the
-          // server has not seen lately, and one key for all would make every Call wait on one balance row.
-          const keyed = await callRequests(db, httpBody);
-          const clients = 10;
-          const turns = Array.from({ length: LATENCY_RATE * DURATION }, (_, n) => keyed[((n % clients) + clients * Math.floor(n / (clients * CALLS_PER_KEY))) % keyed.length]);
-          const call = await openLoop("Call bench.upstream.value (http, 1 credit)", server.url, LATENCY_RATE, 10, turns);
-          latencyRounds.push({ direct, call, floor: await floor2.measure() });
+          const call = await openLoop("Call bench.upstream.value (http, 1 credit)", server.url, LATENCY_RATE, 10, inTurns(await callRequests(db, httpBody)));
+          latencyRounds.push({ direct, call, floor: await floor2.measure(), writes: await writes.measure() });
         }
       } finally {
         floor2.stop();
+        writes.stop();
       }
       console.error("floor: a bare gateway committing 1 row per request…");
       const floor1 = await startFloor(1);
@@ -589,10 +681,10 @@ async function main() {
     }
     if (latencyRounds.length > 0) {
       console.log(`\nOpen loop at ${LATENCY_RATE} req/s over at most 10 connections (latency counted from each request's due time), ${latencyRounds.length} rounds:`);
-      printStages(latencyRounds.flatMap(({ direct, call, floor }, i) => [direct, call, floor].map((stage) => ({ ...stage, name: `${stage.name} (round ${i + 1})` }))).concat(oneCommitFloor ? [oneCommitFloor] : []));
+      printStages(latencyRounds.flatMap(({ direct, call, floor, writes }, i) => [direct, call, floor, writes].map((stage) => ({ ...stage, name: `${stage.name} (round ${i + 1})` }))).concat(oneCommitFloor ? [oneCommitFloor] : []));
       const phaseList = (stage: Stage) => Object.entries(stage.phases ?? {}).map(([phase, ms]) => `${phase} ${ms.p50} / ${ms.p99}`).join(", ") || "none reported";
-      for (const [i, { call, floor }] of latencyRounds.entries()) {
-        console.log(`round ${i + 1}: ms per phase, p50 / p99 (Server-Timing): the Call's ${phaseList(call)}; the floor's ${phaseList(floor)}`);
+      for (const [i, { call, floor, writes }] of latencyRounds.entries()) {
+        console.log(`round ${i + 1}: ms per phase, p50 / p99 (Server-Timing): the Call's ${phaseList(call)}; the floor's ${phaseList(floor)}; the Call's statements alone ${phaseList(writes)}`);
       }
     }
     const non200 = all.flatMap((r) => Object.entries(r.statuses).filter(([st]) => st !== "200").map(([st, n]) => `${st}×${n} (${r.name} @${r.connections})`));
@@ -618,14 +710,20 @@ async function main() {
     }
     if (latencyRounds.length > 0) {
       // Each round: the latency the Call and the floor add over the upstream reached directly.
-      const added = latencyRounds.map(({ direct, call, floor }) => ({
+      const added = latencyRounds.map(({ direct, call, floor, writes }) => ({
         callP50: round(call.p50 - direct.p50),
         callP99: round(call.p99 - direct.p99),
         floorP50: round(floor.p50 - direct.p50),
         floorP99: round(floor.p99 - direct.p99),
+        writesP50: round(writes.p50 - direct.p50),
       }));
       for (const [i, a] of added.entries()) {
         console.log(`round ${i + 1}: the Call adds p50 ${a.callP50} ms (floor ${a.floorP50}, +${round(a.callP50 - a.floorP50)}), p99 ${a.callP99} ms (floor ${a.floorP99}, ${(a.callP99 / Math.max(a.floorP99, 0.01)).toFixed(1)}x)`);
+      }
+      // Where the p50 above the floor goes: the product's rows (its two statements sent by a bare
+      // gateway) and the product's code (the Call over those statements alone).
+      for (const [i, a] of added.entries()) {
+        console.log(`round ${i + 1}: of the p50 above the floor, the Call's two statements alone take +${round(a.writesP50 - a.floorP50)} ms, the rest of the Call +${round(a.callP50 - a.writesP50)} ms`);
       }
       const aboveFloor = round(median(added.map((a) => a.callP50 - a.floorP50)));
       const p99Ratio = median(added.map((a) => a.callP99 / Math.max(a.floorP99, 0.01)));
