@@ -28,6 +28,16 @@ import { rows } from "./row-sql";
  * the statement had not named it.
  */
 
+/**
+ * "The execution `e` is a live reservation", for statements that also name the execution's id:
+ * written so that only the primary key can serve them. Plain `e.status = 'reserved'` lets the
+ * planner use the partial indexes of live reservations (`WHERE status = 'reserved'`), which look
+ * cheapest while few Calls are in flight; a connection keeps that plan, and when a slow provider
+ * leaves thousands of Calls in flight every settlement reads all of them. PostgreSQL (15 here, 18 in
+ * PGlite) does not prove the partial indexes' predicate from `IS TRUE`.
+ */
+export const RESERVED = "(e.status = 'reserved') IS TRUE";
+
 /** What a settlement may change on its execution row (absent keys keep their value). */
 export const SETTLED_COLUMNS = ["success", "reason_code", "charge_outcome", "settled_credits", "duration_ms", "cache_hit", "response", "response_status"] as const;
 
@@ -149,11 +159,11 @@ END $fn$`,
   END IF;
   UPDATE executions e SET (${settled}) = (SELECT ${settledValues} FROM jsonb_populate_record(e, job->'update') r),
          status = 'settled', settled_at = now()
-   WHERE e.id = job->>'execution_id' AND e.status = 'reserved' AND e.budget_ids IS NULL AND e.delegation_jti IS NULL
+   WHERE e.id = job->>'execution_id' AND ${RESERVED} AND e.budget_ids IS NULL AND e.delegation_jti IS NULL
    RETURNING e.reserved_credits INTO rel;
   IF NOT FOUND THEN
     -- Held on a budget or a token (the full statement settles it), or released by the sweeper meanwhile.
-    fallback := EXISTS (SELECT 1 FROM executions e WHERE e.id = job->>'execution_id' AND e.status = 'reserved');
+    fallback := EXISTS (SELECT 1 FROM executions e WHERE e.id = job->>'execution_id' AND ${RESERVED});
     IF NOT fallback THEN available := bonus + reward + paid - reserved; END IF;
     RETURN NEXT; RETURN;
   END IF;

@@ -221,6 +221,63 @@ describe("lean money statements", () => {
     expect({ reserved: Number(spend.reservedCredits), spent: Number(spend.spentCredits) }).toEqual({ reserved: 0, spent: 2 });
   });
 
+  it("a settlement finds its execution by primary key, however many reservations are live (lean and full statements)", async () => {
+    // What a pooled connection's cached plan meets when a slow provider leaves thousands of Calls in
+    // flight: plans made while few reservations were live, then many. A settlement that reached
+    // its row through the partial indexes of live reservations would read every one of them.
+    const crowd = await seedAccount(database.db);
+    const crowdList = `{${Array.from({ length: 300 }, () => newId("exe")).join(",")}}`; // a text[] literal
+    const plain = await seedAccount(database.db, { credits: "20" });
+    const budgeted = await seedAccount(database.db, { credits: "20" });
+    await setBudget(database.db, { accountId: budgeted.accountId, scope: "account", limitCredits: "100", period: "none" });
+    const reserve = async (accountId: string) => {
+      const id = newId("exe");
+      const held = await reserveCall(database.db, { id, accountId, toolId: BUILTIN, providerId: "tollgate-builtin", sessionId: id, status: "reserved", parameters: {}, reservationExpiresAt: new Date(Date.now() + 60_000) }, "2");
+      expect(held).toEqual({ reserved: true });
+      return { id, accountId };
+    };
+    const settle = (db: typeof database.db, { id, accountId }: { id: string; accountId: string }) => {
+      const eventId = newUuid();
+      return settleReservedCall(db, {
+        executionId: id,
+        accountId,
+        update: { success: true, reasonCode: "result.valid", chargeOutcome: "charged", settledCredits: "2", durationMs: 1 },
+        event: { id: eventId, accountId, eventType: "tool_execute", sourceRefType: "execution", sourceRefId: id, executionId: id, toolId: BUILTIN, success: true, settledAmount: "2", reasonCode: "result.valid", billingSnapshotStatus: "captured" },
+        charge: { amount: "2", ledger: { id: newId("led"), entry_type: "consume_tool_execute", description: "test", source_ref_type: "execution", source_ref_id: id, execution_id: id, usage_event_id: eventId } },
+      });
+    };
+    const partialIndexReads = async (db: typeof database.db) =>
+      rows<{ n: number }>(
+        await db.execute(sql`SELECT (pg_stat_get_xact_numscans('executions_reserved_session_idx'::regclass) + pg_stat_get_xact_numscans('executions_reserved_expiry_idx'::regclass))::int AS n`),
+      )[0].n;
+    // Statistics taken while the table held mostly settled Calls and few live ones.
+    await database.db.execute(sql`INSERT INTO executions (id, account_id, tool_id, session_id, status, settled_at)
+                                  SELECT 'exe_settled_' || g || '_' || ${crowd.accountId}, ${crowd.accountId}, ${BUILTIN}, 's', 'settled', now() FROM generate_series(1, 3000) g`);
+    await database.db.execute(sql`ANALYZE executions`);
+    const calls = [await reserve(plain.accountId), await reserve(budgeted.accountId), await reserve(plain.accountId), await reserve(budgeted.accountId)];
+    try {
+      await database.db.transaction(async (tx) => {
+        // The plan a long-lived connection keeps (after five executions PostgreSQL may keep the generic one).
+        await tx.execute(sql`SET LOCAL plan_cache_mode = force_generic_plan`);
+        forgetRuledAccounts();
+        expect((await settle(tx, calls[0])).settled).toBe(true); // lean
+        expect((await settle(tx, calls[1])).settled).toBe(true); // falls back to the full statement
+        await tx.execute(sql`INSERT INTO executions (id, account_id, tool_id, session_id, status, reservation_expires_at)
+                             SELECT id, ${crowd.accountId}, ${BUILTIN}, id, 'reserved', now() + interval '1 hour' FROM unnest(${crowdList}::text[]) id`);
+        const before = await partialIndexReads(tx);
+        forgetRuledAccounts();
+        expect((await settle(tx, calls[2])).settled).toBe(true);
+        expect((await settle(tx, calls[3])).settled).toBe(true);
+        expect(await partialIndexReads(tx)).toBe(before);
+      });
+    } finally {
+      await database.db.execute(sql`DELETE FROM executions WHERE account_id = ${crowd.accountId}`);
+    }
+    for (const { id } of calls) expect((await database.db.select().from(executions).where(eq(executions.id, id)))[0].status).toBe("settled");
+    await assertLedgerInvariants(database.db, plain.accountId);
+    await assertLedgerInvariants(database.db, budgeted.accountId);
+  });
+
   if (testDbKind() === "postgres") {
     it("Calls taking the lean path while expiring grants arrive draw every lot committed before their debit, in burn order (PostgreSQL)", async () => {
       const day = 86_400_000;

@@ -4,6 +4,7 @@ import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { JsonText, columnJsonText, columnList, jobJson, jobsJson, runQuery } from "../db/statement";
 import { WriteBatcher } from "../db/write-batcher";
+import { RESERVED } from "../db/lean-functions";
 import { DEBIT_CTES, type LedgerRowInput } from "../billing/debit-credits";
 import { BUDGET_CROSSING_COLUMNS, BUDGET_SPEND_CTE, alertCtes, blTags, budgetCheckCtes, tagLedger, type BudgetRefusal } from "../billing/budget-sql";
 import { usageEventRow, type UsageEventInput } from "../audit/usage-event";
@@ -133,7 +134,7 @@ function settleSql(updateColumns: string[], eventColumns: string[]): string {
                                                  FROM jsonb_populate_record(NULL::executions, jobs.job->'update') r),
              status = 'settled', settled_at = now()
         FROM jobs
-       WHERE e.id = jobs.job->>'execution_id' AND e.status = 'reserved' AND (SELECT count(*) FROM held) >= 0
+       WHERE e.id = jobs.job->>'execution_id' AND ${RESERVED} AND (SELECT count(*) FROM held) >= 0
    RETURNING jobs.i, e.account_id, e.reserved_credits, e.delegation_jti, e.budget_ids
     ), bx AS (
       -- The budgets the reservation is held on, and the period the charge counts in.
