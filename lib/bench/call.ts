@@ -263,6 +263,8 @@ let benchDatabase = "";
 let serverPid: number | undefined;
 
 const round = (n: number) => Math.round(n * 100) / 100;
+/** A difference in ms, rounded, with its sign. */
+const signed = (n: number) => `${n >= 0 ? "+" : ""}${round(n)}`;
 
 /** One autocannon run; latencies are kept per response (µs resolution) instead of autocannon's whole-ms histogram. */
 async function run(name: string, connections: number, opts: autocannon.Options, viaGateway = true): Promise<Stage> {
@@ -597,8 +599,9 @@ async function main() {
       http.push(await run("Call bench.upstream.value (http, 1 credit)", c, { ...target, requests: await callRequests(db, httpBody) }));
     }
     // The added-latency goal compares the Call with its floor measured side by side: ROUNDS rounds
-    // of (upstream directly, Call, two-commit floor), each 10 s, so each comparison sees the same
-    // minute of the machine's disk and neighbours; the goal reads the median of the rounds.
+    // of (upstream directly, Call, two-commit floor, the Call's statements alone), each 10 s, so
+    // each comparison sees the same minute of the machine's disk and neighbours; the goal reads the
+    // median of the rounds.
     const latencyRounds: LatencyRound[] = [];
     let oneCommitFloor: Stage | undefined;
     // Ten clients take turns, each with its own key (account) for 180 Calls, as a client reuses its
@@ -626,7 +629,7 @@ async function main() {
       return inTurns(accounts.map((account): autocannon.Request => ({ method: "POST", path: `/call?account=${account}`, body: "{}" })));
     };
     if (STAGES.has("latency")) {
-      console.error(`added latency: ${LATENCY_RATE} req/s over 10 connections, ${ROUNDS} rounds of upstream, Call and floor…`);
+      console.error(`added latency: ${LATENCY_RATE} req/s over 10 connections, ${ROUNDS} rounds of upstream, Call, floor and the Call's statements alone…`);
       await db.execute(sql`CREATE TABLE bench_floor (id bigserial PRIMARY KEY, call_id text NOT NULL, phase text NOT NULL, at timestamptz NOT NULL DEFAULT now())`);
       const floor2 = await startFloor(2);
       const writes = await startBare("bare gateway (node:http + pg): the Call's two statements", WRITES_GATEWAY, { TEMPLATES: await writeTemplates(db, httpBody.tool_id) }, writesBody).catch((err: unknown) => {
@@ -718,16 +721,16 @@ async function main() {
         writesP50: round(writes.p50 - direct.p50),
       }));
       for (const [i, a] of added.entries()) {
-        console.log(`round ${i + 1}: the Call adds p50 ${a.callP50} ms (floor ${a.floorP50}, +${round(a.callP50 - a.floorP50)}), p99 ${a.callP99} ms (floor ${a.floorP99}, ${(a.callP99 / Math.max(a.floorP99, 0.01)).toFixed(1)}x)`);
+        console.log(`round ${i + 1}: the Call adds p50 ${a.callP50} ms (floor ${a.floorP50}, ${signed(a.callP50 - a.floorP50)}), p99 ${a.callP99} ms (floor ${a.floorP99}, ${(a.callP99 / Math.max(a.floorP99, 0.01)).toFixed(1)}x)`);
       }
       // Where the p50 above the floor goes: the product's rows (its two statements sent by a bare
       // gateway) and the product's code (the Call over those statements alone).
       for (const [i, a] of added.entries()) {
-        console.log(`round ${i + 1}: of the p50 above the floor, the Call's two statements alone take +${round(a.writesP50 - a.floorP50)} ms, the rest of the Call +${round(a.callP50 - a.writesP50)} ms`);
+        console.log(`round ${i + 1}: of the p50 above the floor, the Call's two statements alone take ${signed(a.writesP50 - a.floorP50)} ms, the rest of the Call ${signed(a.callP50 - a.writesP50)} ms`);
       }
       const aboveFloor = round(median(added.map((a) => a.callP50 - a.floorP50)));
       const p99Ratio = median(added.map((a) => a.callP99 / Math.max(a.floorP99, 0.01)));
-      console.log(`goal: added latency at ${LATENCY_RATE} req/s over 10 connections <= floor + 1.0 ms p50 (median of ${added.length} interleaved rounds): +${aboveFloor} ms → ${aboveFloor <= 1 ? "MET" : "MISSED"}`);
+      console.log(`goal: added latency at ${LATENCY_RATE} req/s over 10 connections <= floor + 1.0 ms p50 (median of ${added.length} interleaved rounds): ${signed(aboveFloor)} ms → ${aboveFloor <= 1 ? "MET" : "MISSED"}`);
       console.log(`goal: added latency p99 <= 2 x the floor's p99 (median of ${added.length} interleaved rounds): ${p99Ratio.toFixed(1)}x → ${p99Ratio <= 2 ? "MET" : "MISSED"}`);
       const direct = latencyRounds[0].direct;
       if (oneCommitFloor) console.log(`(floor: ${oneCommitFloor.name} adds p50 ${round(oneCommitFloor.p50 - direct.p50)} ms, p99 ${round(oneCommitFloor.p99 - direct.p99)} ms, against round 1's upstream)`);
