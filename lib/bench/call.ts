@@ -39,18 +39,14 @@ http.createServer((req, res) => {
 }).listen(Number(process.env.PORT), "127.0.0.1");
 `;
 
-// The floor of any reserve/settle design on this machine: a gateway with no product in it (node:http
-// and pg, no authentication, validation or shaping) that commits COMMITS one-row inserts (1: before
-// answering; 2: one before the upstream request, one after) around the same upstream request.
-const FLOOR_GATEWAY = `
+// What the bare gateways below share: node:http and pg, the upstream request, and a Server-Timing
+// with the Call's phase names, so each round sets them side by side with the Call's.
+const BARE_GATEWAY_BASE = `
 const http = require("node:http");
 const pg = require("pg");
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, idleTimeoutMillis: 0 });
 const agent = new http.Agent({ keepAlive: true });
 const upstream = new URL(process.env.UPSTREAM_URL);
-const commits = Number(process.env.COMMITS);
-let n = 0;
-const commit = (id, phase) => pool.query({ name: "floor", text: "INSERT INTO bench_floor (call_id, phase) VALUES ($1, $2)", values: [id, phase] });
 const fetchUpstream = () => new Promise((resolve, reject) => {
   http.get({ host: upstream.hostname, port: upstream.port, path: "/value", agent }, (res) => {
     let body = "";
@@ -58,8 +54,16 @@ const fetchUpstream = () => new Promise((resolve, reject) => {
     res.on("end", () => resolve(body));
   }).on("error", reject);
 });
-// Server-Timing as the Call's: the same phase names, so each round sets the two side by side.
 const lap = (timings, name, since) => { const now = performance.now(); timings.push(name + ";dur=" + (now - since).toFixed(2)); return now; };
+`;
+
+// The floor of any reserve/settle design on this machine: a gateway with no product in it (no
+// authentication, validation or shaping) that commits COMMITS one-row inserts (1: before
+// answering; 2: one before the upstream request, one after) around the same upstream request.
+const FLOOR_GATEWAY = `${BARE_GATEWAY_BASE}
+const commits = Number(process.env.COMMITS);
+let n = 0;
+const commit = (id, phase) => pool.query({ name: "floor", text: "INSERT INTO bench_floor (call_id, phase) VALUES ($1, $2)", values: [id, phase] });
 http.createServer((req, res) => {
   let t = performance.now();
   const timings = [];
@@ -84,24 +88,11 @@ http.createServer((req, res) => {
 // with jobs made from a Call the product settled in the warm-up (TEMPLATES), new ids each request,
 // for the account named in the query. It separates what the product's rows cost PostgreSQL (this
 // gateway over the floor) from what the product's code costs (the Call over this gateway).
-const WRITES_GATEWAY = `
-const http = require("node:http");
+const WRITES_GATEWAY = `${BARE_GATEWAY_BASE}
 const crypto = require("node:crypto");
-const pg = require("pg");
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, idleTimeoutMillis: 0 });
-const agent = new http.Agent({ keepAlive: true });
-const upstream = new URL(process.env.UPSTREAM_URL);
 const t = JSON.parse(process.env.TEMPLATES);
 const write = (kind, job) => pool.query({ name: kind, text: "SELECT written, ledger_id, available, fallback FROM tg_" + kind + "_lean($1::jsonb)", values: [JSON.stringify(job)] })
   .then((r) => { if (!r.rows[0].written) throw new Error(kind + " wrote nothing: " + JSON.stringify(r.rows[0])); });
-const fetchUpstream = () => new Promise((resolve, reject) => {
-  http.get({ host: upstream.hostname, port: upstream.port, path: "/value", agent }, (res) => {
-    let body = "";
-    res.on("data", (c) => (body += c));
-    res.on("end", () => resolve(body));
-  }).on("error", reject);
-});
-const lap = (timings, name, since) => { const now = performance.now(); timings.push(name + ";dur=" + (now - since).toFixed(2)); return now; };
 http.createServer((req, res) => {
   let t0 = performance.now();
   const timings = [];
