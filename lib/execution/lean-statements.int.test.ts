@@ -85,6 +85,31 @@ async function budgetSpent(budgetId: string) {
   return { spent: Number(b.spentCredits), reserved: Number(b.reservedCredits) };
 }
 
+/** Reserves 2 credits for a new execution of `accountId` (under `token`, a delegation's jti, when given). */
+async function reserveTwo(accountId: string, token?: string): Promise<string> {
+  const id = newId("exe");
+  const held = await reserveCall(
+    database.db,
+    { id, accountId, toolId: BUILTIN, providerId: "tollgate-builtin", sessionId: id, status: "reserved", parameters: {}, reservationExpiresAt: new Date(Date.now() + 60_000), delegationJti: token ?? null },
+    "2",
+    token,
+  );
+  expect(held).toEqual({ reserved: true });
+  return id;
+}
+
+/** Settles a reservation made by `reserveTwo` as a successful Call charged 2 credits. */
+function settleTwo(db: Database["db"], id: string, accountId: string) {
+  const eventId = newUuid();
+  return settleReservedCall(db, {
+    executionId: id,
+    accountId,
+    update: { success: true, reasonCode: "result.valid", chargeOutcome: "charged", settledCredits: "2", durationMs: 1 },
+    event: { id: eventId, accountId, eventType: "tool_execute", sourceRefType: "execution", sourceRefId: id, executionId: id, toolId: BUILTIN, success: true, settledAmount: "2", reasonCode: "result.valid", billingSnapshotStatus: "captured" },
+    charge: { amount: "2", ledger: { id: newId("led"), entry_type: "consume_tool_execute", description: "test", source_ref_type: "execution", source_ref_id: id, execution_id: id, usage_event_id: eventId } },
+  });
+}
+
 describe("lean money statements", () => {
   it("write the same execution, usage event and ledger row as the full statements, for a reserved and an unreserved Call", async () => {
     const lean = await seedAccount(database.db, { credits: "50" });
@@ -187,25 +212,11 @@ describe("lean money statements", () => {
     await database.db.insert(delegationSpend).values({ jti, accountId: delegating.accountId, maxCredits: "10", expiresAt: new Date(Date.now() + 600_000) });
 
     for (const [accountId, token] of [[budgeted.accountId, undefined], [delegating.accountId, jti]] as const) {
-      const id = newId("exe");
-      const held = await reserveCall(
-        database.db,
-        { id, accountId, toolId: BUILTIN, providerId: "tollgate-builtin", sessionId: id, status: "reserved", parameters: {}, reservationExpiresAt: new Date(Date.now() + 60_000), delegationJti: token ?? null },
-        "2",
-        token,
-      );
-      expect(held).toEqual({ reserved: true });
+      const id = await reserveTwo(accountId, token);
       // As on an instance that never saw this account's Calls: the settlement tries the lean statement first.
       forgetRuledAccounts();
-      const eventId = newUuid();
       const counted = await countedDuring(async () => {
-        const settled = await settleReservedCall(database.db, {
-          executionId: id,
-          accountId,
-          update: { success: true, reasonCode: "result.valid", chargeOutcome: "charged", settledCredits: "2", durationMs: 1 },
-          event: { id: eventId, accountId, eventType: "tool_execute", sourceRefType: "execution", sourceRefId: id, executionId: id, toolId: BUILTIN, success: true, settledAmount: "2", reasonCode: "result.valid", billingSnapshotStatus: "captured" },
-          charge: { amount: "2", ledger: { id: newId("led"), entry_type: "consume_tool_execute", description: "test", source_ref_type: "execution", source_ref_id: id, execution_id: id, usage_event_id: eventId } },
-        });
+        const settled = await settleTwo(database.db, id, accountId);
         expect(settled.settled).toBe(true);
       });
       expect(counted).toEqual({ "settle:fallback": 1, "settle:full": 1 });
@@ -230,23 +241,9 @@ describe("lean money statements", () => {
     const plain = await seedAccount(database.db, { credits: "20" });
     const budgeted = await seedAccount(database.db, { credits: "20" });
     await setBudget(database.db, { accountId: budgeted.accountId, scope: "account", limitCredits: "100", period: "none" });
-    const reserve = async (accountId: string) => {
-      const id = newId("exe");
-      const held = await reserveCall(database.db, { id, accountId, toolId: BUILTIN, providerId: "tollgate-builtin", sessionId: id, status: "reserved", parameters: {}, reservationExpiresAt: new Date(Date.now() + 60_000) }, "2");
-      expect(held).toEqual({ reserved: true });
-      return { id, accountId };
-    };
-    const settle = (db: typeof database.db, { id, accountId }: { id: string; accountId: string }) => {
-      const eventId = newUuid();
-      return settleReservedCall(db, {
-        executionId: id,
-        accountId,
-        update: { success: true, reasonCode: "result.valid", chargeOutcome: "charged", settledCredits: "2", durationMs: 1 },
-        event: { id: eventId, accountId, eventType: "tool_execute", sourceRefType: "execution", sourceRefId: id, executionId: id, toolId: BUILTIN, success: true, settledAmount: "2", reasonCode: "result.valid", billingSnapshotStatus: "captured" },
-        charge: { amount: "2", ledger: { id: newId("led"), entry_type: "consume_tool_execute", description: "test", source_ref_type: "execution", source_ref_id: id, execution_id: id, usage_event_id: eventId } },
-      });
-    };
-    const partialIndexReads = async (db: typeof database.db) =>
+    const reserve = async (accountId: string) => ({ id: await reserveTwo(accountId), accountId });
+    const settle = (db: Database["db"], { id, accountId }: { id: string; accountId: string }) => settleTwo(db, id, accountId);
+    const partialIndexReads = async (db: Database["db"]) =>
       rows<{ n: number }>(
         await db.execute(sql`SELECT (pg_stat_get_xact_numscans('executions_reserved_session_idx'::regclass) + pg_stat_get_xact_numscans('executions_reserved_expiry_idx'::regclass))::int AS n`),
       )[0].n;
