@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import { serverNodeOptions } from "../lib/build/server-node-options.mjs";
 import { freeLoopbackPort } from "../lib/testing/services";
 import os from "node:os";
 import path from "node:path";
@@ -61,7 +62,7 @@ export async function startServer(root: string, options: { logFile: string; time
   for (const name of ["DATABASE_URL", "TEST_DATABASE_URL", "NEXTAUTH_URL", "NEXTAUTH_SECRET", "AUTH_SECRET", "REDIS_URL"]) delete env[name];
   Object.assign(env, options.env);
 
-  const child = spawn(process.execPath, [path.join(root, "dist/server.mjs")], { cwd: root, env, stdio: ["ignore", log, log] });
+  const child = spawn(process.execPath, [...serverNodeOptions(root), path.join(root, "dist/server.mjs")], { cwd: root, env, stdio: ["ignore", log, log] });
 
   let closed = false;
   const kill = async () => {

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
+import { serverNodeOptions } from "../build/server-node-options.mjs";
 import { buildIsStale } from "../build/staleness.mjs";
 
 export async function freePort(): Promise<number> {
@@ -45,11 +46,14 @@ export function ensureBuild(): void {
 }
 
 /**
- * `BENCH_SERVER_NODE_ARGS` (space-separated): node options for the server under test's command line
- * (V8 flags to compare, e.g. `--allocation-site-pretenuring`; `--cpu-prof`; `--trace-gc`).
+ * The server under test's node options: `npm start`'s (`lib/build/server-node-options.mjs`; none
+ * with `BENCH_NO_START_OPTIONS=1`, to compare with V8's defaults), then `BENCH_SERVER_NODE_ARGS`
+ * (space-separated: V8 flags to compare, e.g. `--allocation-site-pretenuring`; `--cpu-prof`;
+ * `--trace-gc`).
  */
 export function serverNodeArgs(): string[] {
-  return process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  const start = process.env.BENCH_NO_START_OPTIONS === "1" ? [] : serverNodeOptions();
+  return [...start, ...(process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [])];
 }
 
 export interface RunningServer {

@@ -1,0 +1,1 @@
+export function serverNodeOptions(root?: string): string[];
