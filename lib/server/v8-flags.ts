@@ -10,6 +10,8 @@
 // every 15 s or more. Setting the flag here rather than on the command line covers every way
 // the server is started (`npm start`, `node dist/server.mjs`, a container's entry point); a
 // command line that names the flag (`node --allocation-site-pretenuring dist/server.mjs`) wins.
+// `--single-threaded-gc` cannot be set here (V8 aborts at its next collection when it changes
+// after start): `npm start`'s command line gives it (lib/build/server-node-options.mjs).
 import v8 from "node:v8";
 
 const namedOnCommandLine = process.execArgv.some((arg) => /^--(no-)?allocation[-_]site[-_]pretenuring$/.test(arg));
