@@ -354,8 +354,9 @@ async function openLoop(name: string, url: string, rate: number, connections: nu
               const status = res.statusCode ?? 0;
               statuses[status] = (statuses[status] ?? 0) + 1;
               if (status >= 200 && status < 300) {
-                latencies.push(performance.now() - due);
-                if (due - start >= SETTLED_MS) settled.push(performance.now() - due);
+                const latency = performance.now() - due;
+                latencies.push(latency);
+                if (due - start >= SETTLED_MS) settled.push(latency);
               }
               const timing = String(res.headers["server-timing"] ?? "");
               trace?.push(`${(due - start).toFixed(1)}\t${(performance.now() - due).toFixed(2)}\t${status}\t${timing}`);
@@ -732,8 +733,8 @@ async function main() {
         console.log(`round ${i + 1}: of the p50 above the floor, the Call's two statements alone take ${signed(a.writesP50 - a.floorP50)} ms, the rest of the Call ${signed(a.callP50 - a.writesP50)} ms; the statements alone add p99 ${a.writesP99} ms (${(a.writesP99 / Math.max(a.floorP99, 0.01)).toFixed(1)}x the floor's)`);
       }
       // The first half second of a loop, after the gateway sat idle while the others were measured,
-      // holds most of the Call's slow requests (docs/call.md): the p99 without it, for reading the
-      // goal's figure, not in place of it.
+      // holds the largest cluster of the Call's slow requests (docs/call.md): the p99 without it,
+      // for reading the goal's figure, not in place of it.
       for (const [i, { direct, call, floor }] of latencyRounds.entries()) {
         if (call.p99Settled === undefined || floor.p99Settled === undefined || direct.p99Settled === undefined) continue;
         const callP99 = round(call.p99Settled - direct.p99Settled);
