@@ -260,6 +260,8 @@ let serverPid: number | undefined;
 const round = (n: number) => Math.round(n * 100) / 100;
 /** A difference in ms, rounded, with its sign. */
 const signed = (n: number) => `${n >= 0 ? "+" : ""}${round(n)}`;
+/** A p99 as a multiple of the floor's (a floor of 0 counts as 0.01 ms). */
+const timesFloor = (p99: number, floorP99: number) => p99 / Math.max(floorP99, 0.01);
 
 /** One autocannon run; latencies are kept per response (µs resolution) instead of autocannon's whole-ms histogram. */
 async function run(name: string, connections: number, opts: autocannon.Options, viaGateway = true): Promise<Stage> {
@@ -352,14 +354,14 @@ async function openLoop(name: string, url: string, rate: number, connections: nu
             res.resume();
             res.on("end", () => {
               const status = res.statusCode ?? 0;
+              const latency = performance.now() - due;
               statuses[status] = (statuses[status] ?? 0) + 1;
               if (status >= 200 && status < 300) {
-                const latency = performance.now() - due;
                 latencies.push(latency);
                 if (due - start >= SETTLED_MS) settled.push(latency);
               }
               const timing = String(res.headers["server-timing"] ?? "");
-              trace?.push(`${(due - start).toFixed(1)}\t${(performance.now() - due).toFixed(2)}\t${status}\t${timing}`);
+              trace?.push(`${(due - start).toFixed(1)}\t${latency.toFixed(2)}\t${status}\t${timing}`);
               for (const m of timing.matchAll(/(\w+);dur=([\d.]+)/g)) {
                 let list = phases.get(m[1]);
                 if (!list) phases.set(m[1], (list = []));
@@ -724,13 +726,13 @@ async function main() {
         writesP99: round(writes.p99 - direct.p99),
       }));
       for (const [i, a] of added.entries()) {
-        console.log(`round ${i + 1}: the Call adds p50 ${a.callP50} ms (floor ${a.floorP50}, ${signed(a.callP50 - a.floorP50)}), p99 ${a.callP99} ms (floor ${a.floorP99}, ${(a.callP99 / Math.max(a.floorP99, 0.01)).toFixed(1)}x)`);
+        console.log(`round ${i + 1}: the Call adds p50 ${a.callP50} ms (floor ${a.floorP50}, ${signed(a.callP50 - a.floorP50)}), p99 ${a.callP99} ms (floor ${a.floorP99}, ${timesFloor(a.callP99, a.floorP99).toFixed(1)}x)`);
       }
       // Where the p50 above the floor goes: the product's rows (its two statements sent by a bare
       // gateway) and the product's code (the Call over those statements alone); and whether the
       // statements alone would meet the p99 goal.
       for (const [i, a] of added.entries()) {
-        console.log(`round ${i + 1}: of the p50 above the floor, the Call's two statements alone take ${signed(a.writesP50 - a.floorP50)} ms, the rest of the Call ${signed(a.callP50 - a.writesP50)} ms; the statements alone add p99 ${a.writesP99} ms (${(a.writesP99 / Math.max(a.floorP99, 0.01)).toFixed(1)}x the floor's)`);
+        console.log(`round ${i + 1}: of the p50 above the floor, the Call's two statements alone take ${signed(a.writesP50 - a.floorP50)} ms, the rest of the Call ${signed(a.callP50 - a.writesP50)} ms; the statements alone add p99 ${a.writesP99} ms (${timesFloor(a.writesP99, a.floorP99).toFixed(1)}x the floor's)`);
       }
       // The first half second of a loop, after the gateway sat idle while the others were measured,
       // holds the largest cluster of the Call's slow requests (docs/call.md): the p99 without it,
@@ -739,10 +741,10 @@ async function main() {
         if (call.p99Settled === undefined || floor.p99Settled === undefined || direct.p99Settled === undefined) continue;
         const callP99 = round(call.p99Settled - direct.p99Settled);
         const floorP99 = round(floor.p99Settled - direct.p99Settled);
-        console.log(`round ${i + 1}: without each loop's first ${SETTLED_MS} ms, the Call adds p99 ${callP99} ms (floor ${floorP99}, ${(callP99 / Math.max(floorP99, 0.01)).toFixed(1)}x)`);
+        console.log(`round ${i + 1}: without each loop's first ${SETTLED_MS} ms, the Call adds p99 ${callP99} ms (floor ${floorP99}, ${timesFloor(callP99, floorP99).toFixed(1)}x)`);
       }
       const aboveFloor = round(median(added.map((a) => a.callP50 - a.floorP50)));
-      const p99Ratio = median(added.map((a) => a.callP99 / Math.max(a.floorP99, 0.01)));
+      const p99Ratio = median(added.map((a) => timesFloor(a.callP99, a.floorP99)));
       console.log(`goal: added latency at ${LATENCY_RATE} req/s over 10 connections <= floor + 1.0 ms p50 (median of ${added.length} interleaved rounds): ${signed(aboveFloor)} ms → ${aboveFloor <= 1 ? "MET" : "MISSED"}`);
       console.log(`goal: added latency p99 <= 2 x the floor's p99 (median of ${added.length} interleaved rounds): ${p99Ratio.toFixed(1)}x → ${p99Ratio <= 2 ? "MET" : "MISSED"}`);
       const direct = latencyRounds[0].direct;
