@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { ApiEnv } from "../http/context";
 import { PublicApiErrorSchema, accountErrorResponses } from "../http/schemas";
-import { type AccessRequest, resolveAuditAccount } from "./access";
+import { type AccessRequest, resolveAuditAccount } from "../audit/access";
 
 /** Error responses of every audit operation (the 2.8 shapes, plus 403/404 of the account rules). */
 export const auditErrorResponses = {

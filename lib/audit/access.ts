@@ -3,7 +3,7 @@ import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { forbidden, invalidInput, notFound } from "../errors";
 import { newId } from "../ids";
-import type { AuthContext } from "../http/context";
+import type { AuthContext } from "../auth/auth-context";
 import { type IdKind, accountsHoldingId } from "./id-sources";
 
 /**

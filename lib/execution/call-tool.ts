@@ -8,7 +8,7 @@ import { deriveChargeOutcome } from "../billing/charge-outcome";
 import { adapterFor, type ProviderOutcome, type ReasonCode } from "../providers";
 import { isSuccessful } from "../providers/types";
 import type { UsageEventInput } from "../audit/usage-event";
-import type { ValidationIssue } from "../http/responses";
+import type { ValidationIssue } from "../errors";
 import { newId, newUuid } from "../ids";
 import { credits, creditsPositive, creditsText, creditsToNumber } from "../money";
 import { cachedOutcome, hashOf, storeOutcome } from "./result-cache";

@@ -2,7 +2,7 @@ import type { Db } from "../db/types";
 import { findTool, TOOL_ID_PATTERN } from "../catalog/get-tool";
 import { quoteCall } from "../billing/quote";
 import { creditsToNumber } from "../money";
-import type { ValidationIssue } from "../http/responses";
+import type { ValidationIssue } from "../errors";
 import { validateParameters, withCurrentSchema, withDefaults } from "./validate-parameters";
 
 export const probeChecks = ["schema", "quote", "coverage", "sample"] as const;

@@ -1,7 +1,7 @@
 import { parameterIssues } from "../catalog/manifest";
 import type { ToolRecord } from "../catalog/get-tool";
 import { fetchLiveSchema, liveSchemaToolOf } from "../catalog/live-schema";
-import type { ValidationIssue } from "../http/responses";
+import type { ValidationIssue } from "../errors";
 
 const MIXED_SCHEMA_HINT = "it may belong to another tool: build parameters from this tool's current params (re-run Inspect)";
 

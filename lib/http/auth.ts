@@ -3,7 +3,8 @@ import type { Db } from "../db/types";
 import { authenticateApiKey, looksLikeApiKey } from "../auth/api-keys";
 import { looksLikeJwt, verifyAccessToken } from "../auth/jwt";
 import { unauthorized } from "../errors";
-import type { ApiEnv, AuthContext } from "./context";
+import type { ApiEnv } from "./context";
+import type { AuthContext } from "../auth/auth-context";
 import { clientIp, consumeRateLimit, type RateLimitedAction } from "./rate-limit";
 
 type Scheme = "api_key" | "jwt" | "api_key_or_jwt";

@@ -3,7 +3,8 @@ import { authenticateBearer } from "./auth";
 import type { Db } from "../db/types";
 import { forbidden, unauthorized } from "../errors";
 import { CALL_SCOPE, missingScopes } from "../oauth/scopes";
-import type { ApiEnv, AuthContext } from "./context";
+import type { ApiEnv } from "./context";
+import type { AuthContext } from "../auth/auth-context";
 import { clientIp, consumeRateLimit } from "./rate-limit";
 
 /**

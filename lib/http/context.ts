@@ -1,14 +1,8 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Database, Db } from "../db/types";
-import type { AccessClaims } from "../auth/jwt";
+import type { AuthContext } from "../auth/auth-context";
 import type { Clock } from "../clock";
-
-/** Who is calling: an API key, a user's JWT, or an agent's delegation token (RFC 8693). */
-export type AuthContext =
-  | { kind: "api_key"; accountId: string; apiKeyId: string }
-  | { kind: "jwt"; accountId: string; userId: string; role: AccessClaims["role"]; claims: AccessClaims }
-  | { kind: "delegation"; accountId: string; userId: string; claims: AccessClaims };
 
 /** The parts of Node's request and response (HTTP/1 or 2) the API touches. */
 export interface NodeBindings {

@@ -1,12 +1,12 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
-import { DomainError, type ErrorCode } from "../errors";
+import { DomainError, type ErrorCode, type ValidationIssue } from "../errors";
 import { OAuthError } from "../oauth/errors";
 import { oauthErrorResponse } from "./oauth-errors";
 import { logger } from "../log";
 import { isDatabaseUnavailable } from "../db/unavailable";
-import { httpValidationError, invalidQuery, publicApiError, type ValidationIssue } from "./responses";
+import { httpValidationError, invalidQuery, publicApiError } from "./responses";
 
 const AUTH_GUIDANCE =
   "Send `Authorization: Bearer <API_KEY>` (or a JWT access token where the operation accepts one). " +

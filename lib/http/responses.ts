@@ -1,9 +1,6 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { z } from "@hono/zod-openapi";
-import type { ValidationIssueSchema } from "./schemas";
-
-export type ValidationIssue = z.infer<typeof ValidationIssueSchema>;
+import type { ValidationIssue } from "../errors";
 
 /** The `APIResponse` wrapper of account endpoints: status_code 0 on success. */
 export function apiOk<T>(c: Context, data: T, message = "success") {

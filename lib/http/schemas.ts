@@ -1,4 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import { ValidationIssueSchema } from "../errors";
+
+export { ValidationIssueSchema };
 
 /** Response shapes shared by every operation (contract 2.8), written once. */
 export const PublicApiErrorSchema = z
@@ -14,15 +17,6 @@ export const PublicApiErrorSchema = z
       .optional(),
   })
   .openapi("PublicApiError");
-
-export const ValidationIssueSchema = z
-  .object({
-    type: z.string(),
-    loc: z.array(z.union([z.string(), z.number()])),
-    msg: z.string(),
-    input: z.unknown().optional(),
-  })
-  .openapi("ValidationIssue");
 
 export const HTTPValidationErrorSchema = z
   .object({ detail: z.array(ValidationIssueSchema) })

@@ -5,7 +5,8 @@
 import type { Context } from "hono";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { ApiEnv, AuthContext } from "../http/context";
+import type { ApiEnv } from "../http/context";
+import type { AuthContext } from "../auth/auth-context";
 import { consumeRateLimit } from "../http/rate-limit";
 import { DomainError } from "../errors";
 import { catalogSnapshot, readCatalogVersionAndCredits, type CatalogTool } from "../search/catalog-index";

@@ -1,6 +1,7 @@
 // /api/v1/auth/budgets — read (API key or JWT), set and remove (an owner's JWT) spend budgets (extension)
 import { createRoute, z } from "@hono/zod-openapi";
-import type { ApiApp, AuthContext } from "../../http/context";
+import type { ApiApp } from "../../http/context";
+import type { AuthContext } from "../../auth/auth-context";
 import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
 import { PublicApiErrorSchema, accountErrorResponses, apiResponse, security } from "../../http/schemas";

@@ -5,7 +5,7 @@ import { requireAuth } from "../../http/auth";
 import { PublicApiErrorSchema, accountErrorResponses, apiResponse, security } from "../../http/schemas";
 import { forbidden } from "../../errors";
 import { ledgerItem } from "../../audit/ledger-history";
-import { accessRecord } from "../../audit/route-support";
+import { accessRecord } from "../audit-route-support";
 import { refundExecution } from "../../billing/refund-execution";
 import { ExecutionIdParams, REFUNDS_EXTENSION, RefundRequestSchema, RefundSchema, refundStateItem } from "./execution-refunds-schemas";
 

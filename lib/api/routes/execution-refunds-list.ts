@@ -6,7 +6,7 @@ import { apiOk } from "../../http/responses";
 import { PublicApiErrorSchema, accountErrorResponses, apiResponse, security } from "../../http/schemas";
 import { ownersOfFocus } from "../../audit/access";
 import { ledgerItem } from "../../audit/ledger-history";
-import { auditRead } from "../../audit/route-support";
+import { auditRead } from "../audit-route-support";
 import { listExecutionRefunds } from "../../billing/list-execution-refunds";
 import { ExecutionIdParams, REFUNDS_EXTENSION, RefundListSchema, refundStateItem } from "./execution-refunds-schemas";
 

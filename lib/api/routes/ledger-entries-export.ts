@@ -5,7 +5,7 @@ import { requireAuth } from "../../http/auth";
 import { security } from "../../http/schemas";
 import { exportLedgerCsv } from "../../audit/exports";
 import { LedgerExportQuery, ledgerFilters } from "../../audit/query-schemas";
-import { auditErrorResponses, auditRead, csvHeaders } from "../../audit/route-support";
+import { auditErrorResponses, auditRead, csvHeaders } from "../audit-route-support";
 
 const route = createRoute({
   method: "get",

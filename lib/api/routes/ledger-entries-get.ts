@@ -7,7 +7,7 @@ import { apiResponse, security } from "../../http/schemas";
 import { ownersOfLedgerEntry } from "../../audit/access";
 import { getLedgerEntry } from "../../audit/ledger-history";
 import { LedgerListQuery } from "../../audit/query-schemas";
-import { auditErrorResponses, auditRead } from "../../audit/route-support";
+import { auditErrorResponses, auditRead } from "../audit-route-support";
 import { LedgerItemSchema } from "../../audit/schemas";
 
 const route = createRoute({

@@ -6,7 +6,7 @@ import { apiOk } from "../../http/responses";
 import { apiResponse, security } from "../../http/schemas";
 import { listLedgerEntries } from "../../audit/ledger-history";
 import { LedgerListQuery, ledgerFilters } from "../../audit/query-schemas";
-import { auditErrorResponses, auditRead } from "../../audit/route-support";
+import { auditErrorResponses, auditRead } from "../audit-route-support";
 import { LedgerListSchema } from "../../audit/schemas";
 import { parseBucket } from "../../audit/time-window";
 

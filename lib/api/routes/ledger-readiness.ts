@@ -6,7 +6,7 @@ import { apiOk } from "../../http/responses";
 import { apiResponse, security } from "../../http/schemas";
 import { ledgerReadiness } from "../../audit/ledger-readiness";
 import { ReadinessQuery } from "../../audit/query-schemas";
-import { auditErrorResponses, auditRead } from "../../audit/route-support";
+import { auditErrorResponses, auditRead } from "../audit-route-support";
 import { ReadinessSchema } from "../../audit/schemas";
 
 const route = createRoute({

@@ -7,7 +7,7 @@ import { apiResponse, security } from "../../http/schemas";
 import { ownersOfAnyId } from "../../audit/access";
 import { lookupId } from "../../audit/lookup";
 import { LookupQuery } from "../../audit/query-schemas";
-import { EXTENSION, auditErrorResponses, auditRead } from "../../audit/route-support";
+import { EXTENSION, auditErrorResponses, auditRead } from "../audit-route-support";
 import { LookupSchema } from "../../audit/schemas";
 
 const route = createRoute({

@@ -3,7 +3,8 @@
 import type { Context } from "hono";
 import { z } from "@hono/zod-openapi";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { ApiApp, ApiEnv, AuthContext } from "../../http/context";
+import type { ApiApp, ApiEnv } from "../../http/context";
+import type { AuthContext } from "../../auth/auth-context";
 import { apiAudience, issuer } from "../../auth/issuer";
 import { DomainError } from "../../errors";
 import { SCOPES } from "../../oauth/scopes";

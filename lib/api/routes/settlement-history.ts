@@ -5,7 +5,7 @@ import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
 import { apiResponse, security } from "../../http/schemas";
 import { SettlementHistoryQuery } from "../../audit/query-schemas";
-import { auditErrorResponses, auditRead } from "../../audit/route-support";
+import { auditErrorResponses, auditRead } from "../audit-route-support";
 import { SettlementHistorySchema } from "../../audit/schemas";
 import { settlementHistory } from "../../audit/settlement-history";
 

@@ -1,6 +1,7 @@
 // POST /api/v1/tools/execute — Call
 import { createRoute, z } from "@hono/zod-openapi";
-import type { ApiApp, AuthContext } from "../../http/context";
+import type { ApiApp } from "../../http/context";
+import type { AuthContext } from "../../auth/auth-context";
 import { requireCallAuth } from "../../http/call-auth";
 import { setResponseHeader } from "../../http/headers";
 import { zodIssuesToDetail } from "../../http/errors";

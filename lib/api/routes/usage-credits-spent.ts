@@ -5,7 +5,7 @@ import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
 import { apiResponse, security } from "../../http/schemas";
 import { CreditsSpentQuery } from "../../audit/query-schemas";
-import { auditErrorResponses, auditRead } from "../../audit/route-support";
+import { auditErrorResponses, auditRead } from "../audit-route-support";
 import { CreditsSpentSchema } from "../../audit/schemas";
 import { creditsSpent } from "../../audit/usage-history";
 

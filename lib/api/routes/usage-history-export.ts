@@ -6,7 +6,7 @@ import { security } from "../../http/schemas";
 import { ownersOfFocus } from "../../audit/access";
 import { exportUsageCsv } from "../../audit/exports";
 import { UsageExportQuery, usageFilters } from "../../audit/query-schemas";
-import { auditErrorResponses, auditRead, csvHeaders } from "../../audit/route-support";
+import { auditErrorResponses, auditRead, csvHeaders } from "../audit-route-support";
 
 const route = createRoute({
   method: "get",

@@ -6,7 +6,7 @@ import { apiOk } from "../../http/responses";
 import { apiResponse, security } from "../../http/schemas";
 import { ownersOfEvent } from "../../audit/access";
 import { UsageListQuery } from "../../audit/query-schemas";
-import { auditErrorResponses, auditRead } from "../../audit/route-support";
+import { auditErrorResponses, auditRead } from "../audit-route-support";
 import { UsageEventItemSchema } from "../../audit/schemas";
 import { getUsageEvent } from "../../audit/usage-history";
 

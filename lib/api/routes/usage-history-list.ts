@@ -6,7 +6,7 @@ import { apiOk } from "../../http/responses";
 import { apiResponse, security } from "../../http/schemas";
 import { ownersOfFocus } from "../../audit/access";
 import { UsageListQuery, usageFilters } from "../../audit/query-schemas";
-import { auditErrorResponses, auditRead } from "../../audit/route-support";
+import { auditErrorResponses, auditRead } from "../audit-route-support";
 import { UsageHistorySchema } from "../../audit/schemas";
 import { parseBucket } from "../../audit/time-window";
 import { listUsageEvents } from "../../audit/usage-history";

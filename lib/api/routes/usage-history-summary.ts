@@ -6,7 +6,7 @@ import { apiOk } from "../../http/responses";
 import { apiResponse, security } from "../../http/schemas";
 import { ownersOfFocus } from "../../audit/access";
 import { UsageFeedQuery, usageFilters } from "../../audit/query-schemas";
-import { auditErrorResponses, auditRead } from "../../audit/route-support";
+import { auditErrorResponses, auditRead } from "../audit-route-support";
 import { UsageFeedSchema } from "../../audit/schemas";
 import { usageFeed } from "../../audit/usage-history";
 

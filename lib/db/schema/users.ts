@@ -1,9 +1,9 @@
 import { index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
 import { createdAt } from "./columns";
+import { userRoles } from "../../auth/roles";
 
-export const userRoles = ["owner", "member", "support"] as const;
-export type UserRole = (typeof userRoles)[number];
+export { userRoles, type UserRole } from "../../auth/roles";
 
 export const users = pgTable(
   "users",
