@@ -1,14 +1,13 @@
 "use client";
 
-import { useMemo, type ReactNode } from "react";
+import { useMemo } from "react";
 import Link from "next/link";
 import { createColumnHelper } from "@tanstack/react-table";
+import { AuditTable, type AuditRowsProps } from "@/components/audit/audit-table";
 import { useI18n } from "@/components/i18n/i18n-provider";
-import { DataTable } from "@/components/tables/data-table";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
 import type { LedgerItem } from "@/lib/dashboard/audit-api";
-import { formatCredits, formatDateTime, formatSignedCredits, shortId } from "@/lib/dashboard/format";
+import { formatCredits, formatSignedCredits, shortId } from "@/lib/dashboard/format";
 import { executionHref, usageEventHref, usageForExecutionHref } from "@/lib/dashboard/links";
 
 const column = createColumnHelper<LedgerItem>();
@@ -23,29 +22,10 @@ export function SignedAmount({ value, testId }: { value: number; testId?: string
   );
 }
 
-export function LedgerTable({
-  items,
-  timeZone,
-  selectedId,
-  onOpen,
-  busy,
-  footer,
-}: {
-  items: LedgerItem[];
-  timeZone: string;
-  selectedId: string | null;
-  onOpen: (id: string) => void;
-  busy: boolean;
-  footer: ReactNode;
-}) {
+export function LedgerTable(props: AuditRowsProps<LedgerItem>) {
   const { t, locale } = useI18n();
   const columns = useMemo(
     () => [
-      column.accessor("created_at", {
-        header: () => t("usage.colTime", { tz: timeZone }),
-        cell: (info) => <span className="whitespace-nowrap tabular-nums text-zinc-700">{formatDateTime(info.getValue(), timeZone)}</span>,
-        meta: { primary: true },
-      }),
       column.accessor("entry_type", {
         header: () => t("ledger.entryType"),
         cell: (info) => (
@@ -99,20 +79,8 @@ export function LedgerTable({
           );
         },
       }),
-      column.display({
-        id: "open",
-        header: () => <span className="sr-only">{t("common.details")}</span>,
-        cell: (info) => (
-          <Button size="sm" onClick={() => onOpen(info.row.original.id)} aria-label={t("ledger.openEntry", { id: info.row.original.id })}>
-            {t("common.details")}
-          </Button>
-        ),
-        meta: { align: "right" },
-      }),
     ],
-    [t, locale, timeZone, onOpen],
+    [t, locale],
   );
-  return (
-    <DataTable data={items} columns={columns} caption={t("ledger.entriesTitle")} getRowId={(e) => e.id} rowTestId="ledger-row" isRowSelected={(e) => e.id === selectedId} busy={busy} footer={footer} />
-  );
+  return <AuditTable {...props} columns={columns} caption={t("ledger.entriesTitle")} rowTestId="ledger-row" openLabel={(id) => t("ledger.openEntry", { id })} />;
 }

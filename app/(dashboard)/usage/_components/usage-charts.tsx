@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { BucketChart, type ChartRow } from "@/components/charts/bar-chart";
+import { StatCards } from "@/components/audit/audit-page";
 import { Card } from "@/components/ui/card";
 import { ErrorState } from "@/components/ui/error-state";
 import { LoadingBlock } from "@/components/ui/states";
@@ -89,22 +90,11 @@ export function UsageCharts({ view }: { view: UsageView }) {
 
 function SummaryStats({ summary }: { summary: UsageSummary }) {
   const { t, locale } = useI18n();
-  const stats: { label: string; value: string; testId: string }[] = [
+  const stats = [
     { label: t("usage.statEvents"), value: formatCount(summary.total_count, locale), testId: "stat-events" },
     { label: t("usage.statFailures"), value: formatCount(summary.failure_count, locale), testId: "stat-failures" },
     { label: t("usage.statSettled"), value: formatCredits(summary.settled_credits, locale), testId: "stat-settled" },
     { label: t("usage.statPre"), value: formatCredits(summary.pre_settlement_credits, locale), testId: "stat-pre" },
   ];
-  return (
-    <dl className="grid grid-cols-2 gap-3 lg:grid-cols-4">
-      {stats.map((s) => (
-        <Card key={s.testId} className="p-4">
-          <dt className="text-xs font-medium text-zinc-500">{s.label}</dt>
-          <dd className="mt-1 text-xl font-semibold tabular-nums text-zinc-900" data-testid={s.testId}>
-            {s.value}
-          </dd>
-        </Card>
-      ))}
-    </dl>
-  );
+  return <StatCards stats={stats} />;
 }

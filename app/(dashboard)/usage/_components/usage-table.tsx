@@ -1,42 +1,22 @@
 "use client";
 
-import { useMemo, type ReactNode } from "react";
+import { useMemo } from "react";
 import Link from "next/link";
 import { createColumnHelper } from "@tanstack/react-table";
+import { AuditTable, type AuditRowsProps } from "@/components/audit/audit-table";
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { ChargeOutcomeBadge, ReasonCode } from "@/components/audit/charge-outcome-badge";
-import { DataTable } from "@/components/tables/data-table";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
 import type { UsageEventItem } from "@/lib/dashboard/audit-api";
-import { formatCredits, formatDateTime, formatDuration, shortId } from "@/lib/dashboard/format";
+import { formatCredits, formatDuration, shortId } from "@/lib/dashboard/format";
 import { executionHref } from "@/lib/dashboard/links";
 
 const column = createColumnHelper<UsageEventItem>();
 
-export function UsageTable({
-  items,
-  timeZone,
-  selectedId,
-  onOpen,
-  busy,
-  footer,
-}: {
-  items: UsageEventItem[];
-  timeZone: string;
-  selectedId: string | null;
-  onOpen: (id: string) => void;
-  busy: boolean;
-  footer: ReactNode;
-}) {
+export function UsageTable(props: AuditRowsProps<UsageEventItem>) {
   const { t, locale } = useI18n();
   const columns = useMemo(
     () => [
-      column.accessor("created_at", {
-        header: () => t("usage.colTime", { tz: timeZone }),
-        cell: (info) => <span className="whitespace-nowrap tabular-nums text-zinc-700">{formatDateTime(info.getValue(), timeZone)}</span>,
-        meta: { primary: true },
-      }),
       column.accessor("event_type", {
         header: () => t("usage.colEvent"),
         cell: (info) => (
@@ -85,29 +65,8 @@ export function UsageTable({
         cell: (info) => <span className="text-zinc-600">{formatDuration(info.getValue(), locale)}</span>,
         meta: { align: "right", hideOnPhone: true },
       }),
-      column.display({
-        id: "open",
-        header: () => <span className="sr-only">{t("common.details")}</span>,
-        cell: (info) => (
-          <Button size="sm" onClick={() => onOpen(info.row.original.id)} aria-label={t("usage.openEvent", { id: info.row.original.id })}>
-            {t("common.details")}
-          </Button>
-        ),
-        meta: { align: "right" },
-      }),
     ],
-    [t, locale, timeZone, onOpen],
+    [t, locale],
   );
-  return (
-    <DataTable
-      data={items}
-      columns={columns}
-      caption={t("usage.events")}
-      getRowId={(e) => e.id}
-      rowTestId="usage-row"
-      isRowSelected={(e) => e.id === selectedId}
-      busy={busy}
-      footer={footer}
-    />
-  );
+  return <AuditTable {...props} columns={columns} caption={t("usage.events")} rowTestId="usage-row" openLabel={(id) => t("usage.openEvent", { id })} />;
 }
