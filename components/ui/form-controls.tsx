@@ -21,9 +21,14 @@ export function TextArea({ invalid, className, ...props }: TextareaHTMLAttribute
 
 export function FieldLabel({ htmlFor, children, hint }: { htmlFor: string; children: ReactNode; hint?: ReactNode }) {
   return (
-    <label htmlFor={htmlFor} className="mb-1 block text-xs font-medium text-zinc-600">
-      {children}
-      {hint && <span className="ml-1 font-normal text-zinc-400">{hint}</span>}
+    // A long hint (a JSON path, say) is cut short rather than spilling into the next field.
+    <label htmlFor={htmlFor} className="mb-1 flex min-w-0 items-baseline text-xs font-medium text-zinc-600">
+      <span>{children}</span>
+      {hint && (
+        <span className="ml-1 min-w-0 truncate font-normal text-zinc-400" title={typeof hint === "string" ? hint : undefined}>
+          {hint}
+        </span>
+      )}
     </label>
   );
 }
