@@ -11,7 +11,7 @@ import { Card } from "@/components/ui/card";
 import { ErrorState } from "@/components/ui/error-state";
 import { LoadingBlock, Notice } from "@/components/ui/states";
 import type { TimeZoneState } from "@/lib/dashboard/time-zone";
-import type { UrlPatch } from "@/lib/dashboard/url-state";
+import { DEFAULT_PAGE_SIZE, PAGE_SIZES, type UrlPatch } from "@/lib/dashboard/url-state";
 
 /**
  * The pieces the audit pages (Usage, Ledger) share: the time-zone and CSV export bar, the summary's
@@ -105,16 +105,16 @@ export function AuditListSection<T extends { items: unknown[] }>({
   );
 }
 
-/** Pagination kept in the URL (`page`, `page_size`; the defaults, page 1 and 50 rows, leave it out). */
-export function UrlPagination({ page, pageSize, total, pageSizes, update }: { page: number; pageSize: number; total: number; pageSizes: number[]; update: (patch: UrlPatch) => void }) {
+/** Pagination kept in the URL (`page`, `page_size`, as `pagingParams` reads them; the defaults are left out). */
+export function UrlPagination({ page, pageSize, total, update }: { page: number; pageSize: number; total: number; update: (patch: UrlPatch) => void }) {
   return (
     <Pagination
       page={page}
       pageSize={pageSize}
       total={total}
-      pageSizes={pageSizes}
+      pageSizes={PAGE_SIZES}
       onPage={(p) => update({ page: p === 1 ? null : p })}
-      onPageSize={(size) => update({ page_size: size === 50 ? null : size, page: null })}
+      onPageSize={(size) => update({ page_size: size === DEFAULT_PAGE_SIZE ? null : size, page: null })}
     />
   );
 }

@@ -1,5 +1,6 @@
 import type { AuditQuery } from "./audit-api";
 import { buckets, type Bucket } from "./audit-vocab";
+import { enumParam, pagingParams, type ParamReader } from "./url-state";
 import { resolveRange, type ResolvedRange } from "./date-range";
 
 /** The Ledger page's filters: the API's query parameters, kept in the URL under the same names. */
@@ -15,20 +16,15 @@ export interface LedgerView {
   entryId: string | null;
 }
 
-export const LEDGER_PAGE_SIZES = [25, 50, 100];
-
-export function readLedgerView(params: { get(name: string): string | null }, timeZone: string): LedgerView {
+export function readLedgerView(params: ParamReader, timeZone: string): LedgerView {
   const range = resolveRange(params, timeZone);
   const filter: AuditQuery = { start_date: range.startDate, end_date: range.endDate, tz: timeZone };
   for (const name of ledgerFilterParams) filter[name] = params.get(name) ?? undefined;
-  const size = Number.parseInt(params.get("page_size") ?? "", 10);
-  const bucket = params.get("bucket");
   return {
     range,
     filter,
-    page: Math.max(1, Number.parseInt(params.get("page") ?? "1", 10) || 1),
-    pageSize: LEDGER_PAGE_SIZES.includes(size) ? size : 50,
-    bucket: (buckets as readonly string[]).includes(bucket ?? "") ? (bucket as Bucket) : undefined,
+    ...pagingParams(params),
+    bucket: enumParam(params, "bucket", buckets),
     entryId: params.get("entry"),
   };
 }

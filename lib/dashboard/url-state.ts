@@ -5,6 +5,9 @@ import { usePathname, useRouter, useSearchParams, type ReadonlyURLSearchParams }
 
 export type UrlPatch = Record<string, string | number | boolean | null | undefined>;
 
+/** What the readers below need of URLSearchParams (or Next's read-only ones). */
+export type ParamReader = { get(name: string): string | null };
+
 /**
  * The page's filters live in its URL so a view can be shared and reloaded. `update` merges a
  * patch into the current query (null, undefined and "" remove a parameter) and replaces the
@@ -31,14 +34,24 @@ export function useUrlParams(): [ReadonlyURLSearchParams, (patch: UrlPatch) => v
 }
 
 /** A positive integer from the URL, else the fallback. */
-export function intParam(params: URLSearchParams | ReadonlyURLSearchParams, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+export function intParam(params: ParamReader, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = params.get(name);
   const n = raw ? Number.parseInt(raw, 10) : Number.NaN;
   return Number.isFinite(n) && n >= 1 ? Math.min(n, max) : fallback;
 }
 
 /** One of a closed set of values from the URL, else undefined. */
-export function enumParam<T extends string>(params: URLSearchParams | ReadonlyURLSearchParams, name: string, values: readonly T[]): T | undefined {
+export function enumParam<T extends string>(params: ParamReader, name: string, values: readonly T[]): T | undefined {
   const raw = params.get(name);
   return raw && (values as readonly string[]).includes(raw) ? (raw as T) : undefined;
+}
+
+/** The page sizes a list offers; the default is left out of the URL. */
+export const PAGE_SIZES = [25, 50, 100];
+export const DEFAULT_PAGE_SIZE = 50;
+
+/** `page` and `page_size` from the URL; a size the lists do not offer falls back to the default. */
+export function pagingParams(params: ParamReader): { page: number; pageSize: number } {
+  const size = intParam(params, "page_size", DEFAULT_PAGE_SIZE);
+  return { page: intParam(params, "page", 1), pageSize: PAGE_SIZES.includes(size) ? size : DEFAULT_PAGE_SIZE };
 }

@@ -1,6 +1,7 @@
 import { resolveRange, type ResolvedRange } from "./date-range";
 import type { AuditQuery } from "./audit-api";
 import { buckets, type Bucket } from "./audit-vocab";
+import { enumParam, pagingParams, type ParamReader } from "./url-state";
 
 /**
  * The Usage page's filters are exactly the API's query parameters, kept in the page URL under the
@@ -55,21 +56,15 @@ export interface UsageView {
   eventId: string | null;
 }
 
-export const USAGE_PAGE_SIZES = [25, 50, 100];
-
-export function readUsageView(params: { get(name: string): string | null }, timeZone: string): UsageView {
+export function readUsageView(params: ParamReader, timeZone: string): UsageView {
   const range = resolveRange(params, timeZone);
   const filter: AuditQuery = { start_date: range.startDate, end_date: range.endDate, tz: timeZone };
   for (const name of usageFilterParams) filter[name] = params.get(name) ?? undefined;
-  const page = Math.max(1, Number.parseInt(params.get("page") ?? "1", 10) || 1);
-  const size = Number.parseInt(params.get("page_size") ?? "", 10);
-  const bucket = params.get("bucket");
   return {
     range,
     filter,
-    page,
-    pageSize: USAGE_PAGE_SIZES.includes(size) ? size : 50,
-    bucket: (buckets as readonly string[]).includes(bucket ?? "") ? (bucket as Bucket) : undefined,
+    ...pagingParams(params),
+    bucket: enumParam(params, "bucket", buckets),
     eventId: params.get("event"),
   };
 }

@@ -13,7 +13,7 @@ import { downloadCsv, fetchLedger, type LedgerSummary } from "@/lib/dashboard/au
 import { ledgerEntryTypes } from "@/lib/dashboard/audit-vocab";
 import { bucketLabel } from "@/lib/dashboard/buckets";
 import { formatCount, formatCredits, formatSignedCredits } from "@/lib/dashboard/format";
-import { LEDGER_PAGE_SIZES, readLedgerView, type LedgerView as View } from "@/lib/dashboard/ledger-filters";
+import { readLedgerView, type LedgerView as View } from "@/lib/dashboard/ledger-filters";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 import { useUrlParams, type UrlPatch } from "@/lib/dashboard/url-state";
 import { EntryPanel } from "./entry-panel";
@@ -134,7 +134,7 @@ export function LedgerView({ isSupport }: { isSupport: boolean }) {
             selectedId={view.entryId}
             onOpen={(id) => update({ entry: id })}
             busy={list.isFetching}
-            footer={<UrlPagination page={view.page} pageSize={view.pageSize} total={data.total} pageSizes={LEDGER_PAGE_SIZES} update={update} />}
+            footer={<UrlPagination page={view.page} pageSize={view.pageSize} total={data.total} update={update} />}
           />
         )}
       </AuditListSection>

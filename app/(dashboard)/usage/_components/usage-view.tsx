@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/states";
 import { downloadCsv, fetchUsage } from "@/lib/dashboard/audit-api";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
-import { readUsageView, USAGE_PAGE_SIZES, usageFilterParams } from "@/lib/dashboard/usage-filters";
+import { readUsageView, usageFilterParams } from "@/lib/dashboard/usage-filters";
 import { useUrlParams } from "@/lib/dashboard/url-state";
 import { EventPanel } from "./event-panel";
 import { UsageCharts } from "./usage-charts";
@@ -69,7 +69,7 @@ export function UsageView({ isSupport }: { isSupport: boolean }) {
             selectedId={view.eventId}
             onOpen={(id) => update({ event: id })}
             busy={list.isFetching}
-            footer={<UrlPagination page={view.page} pageSize={view.pageSize} total={data.total} pageSizes={USAGE_PAGE_SIZES} update={update} />}
+            footer={<UrlPagination page={view.page} pageSize={view.pageSize} total={data.total} update={update} />}
           />
         )}
       </AuditListSection>
