@@ -735,7 +735,7 @@ async function main() {
         console.log(`round ${i + 1}: of the p50 above the floor, the Call's two statements alone take ${signed(a.writesP50 - a.floorP50)} ms, the rest of the Call ${signed(a.callP50 - a.writesP50)} ms; the statements alone add p99 ${a.writesP99} ms (${timesFloor(a.writesP99, a.floorP99).toFixed(1)}x the floor's)`);
       }
       // The first half second of a loop, after the gateway sat idle while the others were measured,
-      // holds the largest cluster of the Call's slow requests (docs/call.md): the p99 without it,
+      // can hold a cluster of the Call's slow requests (docs/call.md): the p99 without it,
       // for reading the goal's figure, not in place of it.
       for (const [i, { direct, call, floor }] of latencyRounds.entries()) {
         if (call.p99Settled === undefined || floor.p99Settled === undefined || direct.p99Settled === undefined) continue;
