@@ -34,7 +34,10 @@ export async function saveScreenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }
 
-/** Both widths of one page, full length, for a person to look at. */
+/**
+ * Both widths of one page, full length, for a person to look at; on the phone the page must not
+ * scroll sideways (anything wider, a table or a JSON result, scrolls inside its own box).
+ */
 export async function screenshotBoth(page: Page, name: string): Promise<void> {
   // Full-page captures draw fixed and sticky bars where the viewport was: start from the top.
   await page.evaluate(() => window.scrollTo(0, 0));
@@ -42,6 +45,10 @@ export async function screenshotBoth(page: Page, name: string): Promise<void> {
   await saveScreenshot(page, `${name}-desktop`);
   await page.setViewportSize(PHONE_VIEWPORT);
   await page.evaluate(() => window.scrollTo(0, 0));
+  // Charts follow the new width a frame later: poll.
+  await expect
+    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), { message: `${name}: the page is wider than a phone` })
+    .toBeLessThanOrEqual(0);
   await saveScreenshot(page, `${name}-phone`);
   await page.setViewportSize(DESKTOP_VIEWPORT);
 }

@@ -21,11 +21,13 @@ export function TextArea({ invalid, className, ...props }: TextareaHTMLAttribute
 
 export function FieldLabel({ htmlFor, children, hint }: { htmlFor: string; children: ReactNode; hint?: ReactNode }) {
   return (
-    // A long hint (a JSON path, say) is cut short rather than spilling into the next field.
+    // A long hint (a JSON path, say) is cut short rather than spilling into the next field; it
+    // never squeezes the label itself onto two lines, nor (zero width before it grows) widens a
+    // grid column past the screen.
     <label htmlFor={htmlFor} className="mb-1 flex min-w-0 items-baseline text-xs font-medium text-zinc-600">
-      <span>{children}</span>
+      <span className="max-w-full shrink-0">{children}</span>
       {hint && (
-        <span className="ml-1 min-w-0 truncate font-normal text-zinc-400" title={typeof hint === "string" ? hint : undefined}>
+        <span className="ml-1 w-0 min-w-0 flex-1 truncate font-normal text-zinc-400" title={typeof hint === "string" ? hint : undefined}>
           {hint}
         </span>
       )}

@@ -37,11 +37,14 @@ function RecentCalls({ timeZone }: { timeZone: string }) {
               <Link href={executionHref(e.execution_id ?? "")} className="min-w-0 truncate font-mono text-xs text-indigo-700 hover:underline">
                 {e.execution_id}
               </Link>
-              <span className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
-                <span className="font-mono">{e.tool_id}</span>
-                <ChargeOutcomeBadge outcome={e.charge_outcome} />
-                <span className="tabular-nums">{formatCredits(e.actual_amount_credits, locale)}</span>
-                <span className="tabular-nums">{formatDateTime(e.created_at, timeZone, { seconds: false })}</span>
+              {/* Fixed widths after the tool id keep the rows' columns aligned whatever the outcome's label. */}
+              <span className="flex min-w-0 flex-wrap items-center gap-2 text-xs text-zinc-500 sm:flex-nowrap">
+                <span className="min-w-0 truncate font-mono">{e.tool_id}</span>
+                <span className="shrink-0 sm:w-44">
+                  <ChargeOutcomeBadge outcome={e.charge_outcome} />
+                </span>
+                <span className="shrink-0 tabular-nums sm:w-12 sm:text-right">{formatCredits(e.actual_amount_credits, locale)}</span>
+                <span className="shrink-0 tabular-nums">{formatDateTime(e.created_at, timeZone, { seconds: false })}</span>
               </span>
             </li>
           ))}
