@@ -6,6 +6,7 @@ import { useI18n } from "@/components/i18n/i18n-provider";
 import { DataTable } from "@/components/tables/data-table";
 import { Button } from "@/components/ui/button";
 import { formatDateTime } from "@/lib/dashboard/format";
+import type { MessageKey } from "@/lib/dashboard/i18n";
 
 /** What an audit page gives its table: a page of rows and the row whose details are open. */
 export interface AuditRowsProps<T> {
@@ -19,7 +20,8 @@ export interface AuditRowsProps<T> {
 
 /**
  * An audit page's rows (Usage, Ledger): the time in the chosen zone first, then the page's own
- * `columns` (memoised by the caller), then a button opening the row's details.
+ * `columns` (memoised by the caller), then a button opening the row's details, labelled by
+ * `openLabelKey` with the row's `{id}`.
  */
 export function AuditTable<T extends { id: string; created_at: string }>({
   items,
@@ -31,8 +33,8 @@ export function AuditTable<T extends { id: string; created_at: string }>({
   columns,
   caption,
   rowTestId,
-  openLabel,
-}: AuditRowsProps<T> & { columns: TableOptions<T>["columns"]; caption: string; rowTestId: string; openLabel: (id: string) => string }) {
+  openLabelKey,
+}: AuditRowsProps<T> & { columns: TableOptions<T>["columns"]; caption: string; rowTestId: string; openLabelKey: MessageKey }) {
   const { t } = useI18n();
   const all = useMemo(() => {
     const column = createColumnHelper<T>();
@@ -48,13 +50,13 @@ export function AuditTable<T extends { id: string; created_at: string }>({
         id: "open",
         header: () => <span className="sr-only">{t("common.details")}</span>,
         cell: (info) => (
-          <Button size="sm" onClick={() => onOpen(info.row.original.id)} aria-label={openLabel(info.row.original.id)}>
+          <Button size="sm" onClick={() => onOpen(info.row.original.id)} aria-label={t(openLabelKey, { id: info.row.original.id })}>
             {t("common.details")}
           </Button>
         ),
         meta: { align: "right" },
       }),
     ];
-  }, [t, timeZone, columns, onOpen, openLabel]);
+  }, [t, timeZone, columns, onOpen, openLabelKey]);
   return <DataTable data={items} columns={all} caption={caption} getRowId={(e) => e.id} rowTestId={rowTestId} isRowSelected={(e) => e.id === selectedId} busy={busy} footer={footer} />;
 }

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
-import { accounts, users, type UserRole } from "../db/schema";
+import { accounts, users } from "../db/schema";
+import type { UserRole } from "../auth/roles";
 import type { Db } from "../db/types";
 import { DomainError, invalidInput, notFound } from "../errors";
 import { newId } from "../ids";

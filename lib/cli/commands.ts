@@ -12,7 +12,7 @@ import { importCatalog } from "../catalog/import";
 import { loadManifestFile } from "../catalog/load";
 import { manifestFromMcpServer } from "../catalog/mcp-import";
 import { createOAuthClient } from "../oauth/create-client";
-import { userRoles, type UserRole } from "../db/schema";
+import { userRoles, type UserRole } from "../auth/roles";
 import { DEFAULT_GRACE_SECONDS, verifyLedger } from "../audit/verify";
 
 import { list, oneOf, optStr, str, UsageError, type CommandContext, type CommandSpec, type Values } from "./command-kit";

@@ -1,8 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ValidationIssueSchema } from "../errors";
 
-export { ValidationIssueSchema };
-
 /** Response shapes shared by every operation (contract 2.8), written once. */
 export const PublicApiErrorSchema = z
   .object({

@@ -4,7 +4,8 @@ import type { ApiApp } from "../../http/context";
 import { requireAuth } from "../../http/auth";
 import { zodIssuesToDetail } from "../../http/errors";
 import { publicApiError } from "../../http/responses";
-import { PublicApiErrorSchema, ValidationIssueSchema, authErrorResponses, security } from "../../http/schemas";
+import { ValidationIssueSchema } from "../../errors";
+import { PublicApiErrorSchema, authErrorResponses, security } from "../../http/schemas";
 import { probeChecks, probeTool } from "../../execution/probe-tool";
 
 export const ProbeBodySchema = z

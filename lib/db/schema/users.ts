@@ -3,8 +3,6 @@ import { accounts } from "./accounts";
 import { createdAt } from "./columns";
 import { userRoles } from "../../auth/roles";
 
-export { userRoles, type UserRole } from "../../auth/roles";
-
 export const users = pgTable(
   "users",
   {

@@ -82,5 +82,5 @@ export function LedgerTable(props: AuditRowsProps<LedgerItem>) {
     ],
     [t, locale],
   );
-  return <AuditTable {...props} columns={columns} caption={t("ledger.entriesTitle")} rowTestId="ledger-row" openLabel={(id) => t("ledger.openEntry", { id })} />;
+  return <AuditTable {...props} columns={columns} caption={t("ledger.entriesTitle")} rowTestId="ledger-row" openLabelKey="ledger.openEntry" />;
 }

@@ -68,5 +68,5 @@ export function UsageTable(props: AuditRowsProps<UsageEventItem>) {
     ],
     [t, locale],
   );
-  return <AuditTable {...props} columns={columns} caption={t("usage.events")} rowTestId="usage-row" openLabel={(id) => t("usage.openEvent", { id })} />;
+  return <AuditTable {...props} columns={columns} caption={t("usage.events")} rowTestId="usage-row" openLabelKey="usage.openEvent" />;
 }
