@@ -1,7 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import { privateUpstreamAllowList, providerSecret } from "../env";
-import { guardedLookup, PrivateAddressError, refusePrivateLiteral } from "./ssrf-guard";
+import { agentFor, outboundAgents, PrivateAddressError } from "./ssrf-guard";
 import { isEmptyData, type ProviderAdapter, type ProviderOutcome, type ToolTarget } from "./types";
 
 /** Upstream bodies beyond this are not read: the call fails rather than exhausting memory. */
@@ -15,17 +15,13 @@ interface HttpMapping {
   result_path?: string;
 }
 
-// Keep-alive pools: a Call should not pay a TCP handshake. Guarded agents check every resolved address.
-// An idle connection is closed after IDLE_SOCKET_MS, or a second before the server's own
+// Keep-alive pools: a Call should not pay a TCP handshake. Guarded agents check every address they
+// connect to; redirects are never followed (a 3xx is the provider's answer). An idle connection is closed after IDLE_SOCKET_MS, or a second before the server's own
 // `Keep-Alive: timeout=` hint (Node honours the hint only under an agent timeout): a request sent on
 // a connection the server is closing fails with ECONNRESET. The timeout only closes idle sockets; a
 // Call's own deadline is the tool's `timeout_ms`.
 const IDLE_SOCKET_MS = 30_000;
-const pooled = { keepAlive: true, maxSockets: 256, timeout: IDLE_SOCKET_MS };
-const agents = {
-  guarded: { http: new http.Agent({ ...pooled, lookup: guardedLookup }), https: new https.Agent({ ...pooled, lookup: guardedLookup }) },
-  open: { http: new http.Agent(pooled), https: new https.Agent(pooled) },
-};
+const agents = outboundAgents({ keepAlive: true, maxSockets: 256, timeout: IDLE_SOCKET_MS });
 
 /** Methods that may be sent twice (RFC 9110 §9.2.2): retried once when a reused connection was reset. */
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
@@ -81,11 +77,9 @@ function send(target: ToolTarget, req: ReturnType<typeof buildRequest>): Promise
 
 function sendOnce(target: ToolTarget, req: ReturnType<typeof buildRequest>, deadline: number, mayRetry: boolean): Promise<{ status: number; body: Buffer }> {
   const allowPrivate = target.allowPrivateNetwork || privateUpstreamAllowList().has(target.providerId);
-  const isHttps = req.url.protocol === "https:";
-  const pool = allowPrivate ? agents.open : agents.guarded;
+  const agent = agentFor(allowPrivate ? agents.open : agents.guarded, req.url);
   return new Promise((resolve, reject) => {
-    if (!allowPrivate) refusePrivateLiteral(req.url);
-    const request = (isHttps ? https : http).request(req.url, { method: req.method, headers: req.headers, agent: isHttps ? pool.https : pool.http });
+    const request = (req.url.protocol === "https:" ? https : http).request(req.url, { method: req.method, headers: req.headers, agent });
     const timer = setTimeout(() => request.destroy(new UpstreamTimeout(`No provider response within ${target.timeoutMs} ms`)), deadline - Date.now());
     let answered = false;
     request.on("response", (res) => {

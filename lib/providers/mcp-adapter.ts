@@ -2,34 +2,40 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { privateUpstreamAllowList } from "../env";
-import { assertPublicHost, PrivateAddressError } from "./ssrf-guard";
+import { outboundFetch } from "./outbound-fetch";
+import { PrivateAddressError } from "./ssrf-guard";
 import { isEmptyData, type ProviderAdapter, type ProviderOutcome, type ToolTarget } from "./types";
 
 /**
- * A provider that is a remote MCP server (Streamable HTTP). One client per server URL is kept
- * open and reused; a broken connection is dropped and re-opened on the next call.
+ * A provider that is a remote MCP server (Streamable HTTP). One client per server URL (and
+ * private-network permission) is kept open and reused; a broken connection is dropped and
+ * re-opened on the next call.
  */
 const clients = new Map<string, Promise<Client>>();
 
-async function connect(url: string, options?: { signal?: AbortSignal }): Promise<Client> {
+/**
+ * The SDK's transport makes its requests with our fetch: the SSRF guard checks each connection as
+ * it is made (a private or loopback server is refused unless `allowPrivateNetwork`).
+ */
+async function connect(url: string, allowPrivateNetwork: boolean, options?: { signal?: AbortSignal }): Promise<Client> {
   const client = new Client({ name: "tollgate", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)), options);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: outboundFetch({ allowPrivateNetwork }) }), options);
   return client;
 }
 
 /** Forgets a client after a failure and closes it, so its session and sockets do not linger. */
-function dropClient(url: string): void {
-  const c = clients.get(url);
-  clients.delete(url);
+function dropClient(key: string): void {
+  const c = clients.get(key);
+  clients.delete(key);
   c?.then((client) => client.close()).catch(() => undefined);
 }
 
-export function mcpClient(url: string): Promise<Client> {
-  let c = clients.get(url);
+function mcpClient(key: string, url: string, allowPrivateNetwork: boolean): Promise<Client> {
+  let c = clients.get(key);
   if (!c) {
-    c = connect(url);
-    clients.set(url, c);
-    c.catch(() => clients.delete(url));
+    c = connect(url, allowPrivateNetwork);
+    clients.set(key, c);
+    c.catch(() => clients.delete(key));
   }
   return c;
 }
@@ -46,9 +52,8 @@ export interface McpToolDescription {
  * Calls). `signal` bounds the whole exchange; a fresh connection is opened and closed each time.
  */
 export async function listMcpTools(url: string, options: { allowPrivateNetwork?: boolean; signal?: AbortSignal } = {}): Promise<McpToolDescription[]> {
-  if (!options.allowPrivateNetwork) await assertPublicHost(new URL(url));
   const request = { signal: options.signal };
-  const client = await connect(url, request);
+  const client = await connect(url, options.allowPrivateNetwork === true, request);
   try {
     const out: McpToolDescription[] = [];
     let cursor: string | undefined;
@@ -102,11 +107,11 @@ export const mcpAdapter: ProviderAdapter = {
   async execute(target: ToolTarget, parameters): Promise<ProviderOutcome> {
     const url = target.baseUrl ?? "";
     const name = String(target.execution.mcp_tool ?? "");
+    const allowPrivateNetwork = target.allowPrivateNetwork || privateUpstreamAllowList().has(target.providerId);
+    const key = `${allowPrivateNetwork ? "open" : "guarded"} ${url}`;
     let timer: NodeJS.Timeout | undefined;
     try {
-      // The SDK opens its own sockets (fetch), so the guard resolves the host before connecting.
-      if (!target.allowPrivateNetwork && !privateUpstreamAllowList().has(target.providerId)) await assertPublicHost(new URL(url));
-      const client = await mcpClient(url);
+      const client = await mcpClient(key, url, allowPrivateNetwork);
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Timeout(`No MCP response within ${target.timeoutMs} ms`)), target.timeoutMs);
       });
@@ -122,7 +127,7 @@ export const mcpAdapter: ProviderAdapter = {
       if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed && err.code !== ErrorCode.RequestTimeout) {
         return { reasonCode: "provider.error", data: {}, errorMessage: `MCP error ${err.code}: ${err.message.slice(0, 300)}` };
       }
-      dropClient(url);
+      dropClient(key);
       if (err instanceof Timeout || (err instanceof McpError && err.code === ErrorCode.RequestTimeout)) return { reasonCode: "transport.timeout", data: {}, errorMessage: err.message };
       return { reasonCode: "transport.no_response", data: {}, errorMessage: `MCP server could not be reached: ${(err as Error).message}` };
     } finally {

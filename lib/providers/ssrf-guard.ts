@@ -1,94 +1,118 @@
 import dns from "node:dns";
+import http from "node:http";
+import https from "node:https";
 import net from "node:net";
+import type { Duplex } from "node:stream";
+import { refusedRange } from "./public-address";
 
 /**
- * Outbound requests to private, loopback, link-local and other non-public addresses are refused
- * unless the provider is explicitly allow-listed. The check runs inside the socket's DNS lookup,
- * so the address that is checked is the address that is connected to (no DNS-rebinding gap).
+ * Outbound requests (http and MCP providers, webhooks) reach only public addresses
+ * (lib/providers/public-address.ts) unless the operator allowed the destination on private
+ * networks. The check runs where the socket is made — inside its DNS lookup, and before connecting
+ * to an IP-literal host — so the address checked is the address connected to, for every connection
+ * (no DNS-rebinding gap, whatever URL a redirect leads to).
  */
-const blocked = new net.BlockList();
-for (const [network, prefix] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["224.0.0.0", 4],
-  ["240.0.0.0", 4],
-] as const) {
-  blocked.addSubnet(network, prefix, "ipv4");
-}
-for (const [network, prefix] of [
-  ["::", 128],
-  ["::1", 128],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["ff00::", 8],
-] as const) {
-  blocked.addSubnet(network, prefix, "ipv6");
-}
-// No `::ffff:0:0/96` rule: BlockList matches IPv4-mapped addresses against the IPv4 rules itself,
-// and such a rule would match every IPv4 address, public ones included.
-
 export class PrivateAddressError extends Error {
-  constructor(readonly address: string) {
-    super(`Refused to connect to non-public address ${address} (provider is not allow-listed for private networks)`);
+  constructor(
+    readonly address: string,
+    readonly range: string,
+  ) {
+    super(`Refused to connect to non-public address ${address} (${range}); the provider is not allow-listed for private networks`);
     this.name = "PrivateAddressError";
   }
 }
 
-export function isPrivateAddress(address: string): boolean {
-  const family = net.isIP(address);
-  if (family === 0) return false;
-  if (family === 6 && address.toLowerCase().startsWith("::ffff:")) {
-    const v4 = address.slice(7);
-    if (net.isIP(v4) === 4) return blocked.check(v4, "ipv4");
-  }
-  return blocked.check(address, family === 4 ? "ipv4" : "ipv6");
+function refusal(address: string): PrivateAddressError | undefined {
+  const range = refusedRange(address);
+  return range === undefined ? undefined : new PrivateAddressError(address, range);
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
 
-/** A `lookup` for http.request that fails when any resolved address is non-public. */
+/** A `lookup` for sockets that fails when any resolved address is refused. */
 export function guardedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
   dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, "", 0);
     const list = addresses as dns.LookupAddress[];
-    const bad = list.find((a) => isPrivateAddress(a.address));
-    if (bad) return callback(new PrivateAddressError(bad.address) as NodeJS.ErrnoException, "", 0);
+    for (const a of list) {
+      const refused = refusal(a.address);
+      if (refused) return callback(refused as NodeJS.ErrnoException, "", 0);
+    }
     if (options.all) return callback(null, list);
     callback(null, list[0].address, list[0].family);
   });
 }
 
-/** The address of an IP-literal host (`127.0.0.1`, `[::1]`), else undefined. */
+/** The address of an IP-literal host (`127.0.0.1`, `[::1]`, `::1`), else undefined. */
 function literalAddress(hostname: string): string | undefined {
   const bare = hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
   return net.isIP(bare) ? bare : undefined;
 }
 
-/**
- * Node connects to an IP-literal host without calling `lookup`, so `guardedLookup` never sees
- * `http://127.0.0.1/`: such hosts are checked here, before the request is made.
- */
+/** Throws when the URL's host is an IP literal that is refused (names are checked when resolved). */
 export function refusePrivateLiteral(url: URL): void {
   const address = literalAddress(url.hostname);
-  if (address !== undefined && isPrivateAddress(address)) throw new PrivateAddressError(address);
+  const refused = address === undefined ? undefined : refusal(address);
+  if (refused) throw refused;
 }
 
 /**
- * For clients whose sockets we do not control (the MCP SDK's fetch): resolves the host and refuses
- * it when any address is non-public. A DNS answer that changes between this check and the
- * connection is not caught; `guardedLookup` closes that gap where we own the socket.
+ * Resolves the URL's host and refuses it when any address is refused: for a check ahead of time
+ * (registering a webhook), where an error can still be answered. The connection itself is checked
+ * again by the guarded agents.
  */
 export async function assertPublicHost(url: URL): Promise<void> {
   refusePrivateLiteral(url);
   if (literalAddress(url.hostname) !== undefined) return;
-  const addresses = await dns.promises.lookup(url.hostname, { all: true });
-  const bad = addresses.find((a) => isPrivateAddress(a.address));
-  if (bad) throw new PrivateAddressError(bad.address);
+  for (const a of await dns.promises.lookup(url.hostname, { all: true })) {
+    const refused = refusal(a.address);
+    if (refused) throw refused;
+  }
+}
+
+type ConnectionCallback = (err: Error | null, stream: Duplex) => void;
+
+/**
+ * Node connects to an IP-literal host without calling `lookup`: the agents check such hosts
+ * themselves, failing the connection through the callback (Node's Agent ignores the stream then).
+ */
+function refuseLiteralHost(options: http.ClientRequestArgs, callback: ConnectionCallback | undefined): boolean {
+  const address = options.host ? literalAddress(options.host) : undefined;
+  const refused = address === undefined ? undefined : refusal(address);
+  if (refused) callback?.(refused, undefined as never);
+  return refused !== undefined;
+}
+
+class GuardedHttpAgent extends http.Agent {
+  override createConnection(options: http.ClientRequestArgs, callback?: ConnectionCallback): Duplex | null | undefined {
+    return refuseLiteralHost(options, callback) ? undefined : super.createConnection(options, callback);
+  }
+}
+
+class GuardedHttpsAgent extends https.Agent {
+  override createConnection(options: https.RequestOptions, callback?: ConnectionCallback): Duplex | null | undefined {
+    return refuseLiteralHost(options, callback) ? undefined : super.createConnection(options, callback);
+  }
+}
+
+export interface AgentPair {
+  http: http.Agent;
+  https: https.Agent;
+}
+
+/**
+ * Keep-alive pools for outbound requests: `guarded` checks every address it connects to, `open` is
+ * for destinations the operator allowed on private networks.
+ */
+export function outboundAgents(options: http.AgentOptions): { guarded: AgentPair; open: AgentPair } {
+  const guarded = { ...options, lookup: guardedLookup };
+  return {
+    guarded: { http: new GuardedHttpAgent(guarded), https: new GuardedHttpsAgent(guarded) },
+    open: { http: new http.Agent(options), https: new https.Agent(options) },
+  };
+}
+
+/** The agent of a pool for a URL's scheme. */
+export function agentFor(pool: AgentPair, url: URL): http.Agent {
+  return url.protocol === "https:" ? pool.https : pool.http;
 }

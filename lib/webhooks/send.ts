@@ -1,19 +1,15 @@
 import http from "node:http";
 import https from "node:https";
-import { guardedLookup, PrivateAddressError, refusePrivateLiteral } from "../providers/ssrf-guard";
+import { agentFor, outboundAgents, PrivateAddressError } from "../providers/ssrf-guard";
 import type { SignedHeaders } from "./sign";
 
 /** How much of a receiver's answer is read (and its first characters kept for the delivery log). */
 const MAX_ANSWER_BYTES = 64 * 1024;
 const SNIPPET_CHARS = 200;
 
-// Keep-alive pools, guarded (every resolved address checked in the socket's own lookup: no
-// DNS-rebinding gap) or open for endpoints the operator allowed on private networks.
-const pooled = { keepAlive: true, maxSockets: 64, timeout: 30_000 };
-const agents = {
-  guarded: { http: new http.Agent({ ...pooled, lookup: guardedLookup }), https: new https.Agent({ ...pooled, lookup: guardedLookup }) },
-  open: { http: new http.Agent(pooled), https: new https.Agent(pooled) },
-};
+// Keep-alive pools, guarded (every address checked as the socket is made: no DNS-rebinding gap)
+// or open for endpoints the operator allowed on private networks.
+const agents = outboundAgents({ keepAlive: true, maxSockets: 64, timeout: 30_000 });
 
 export interface SendOutcome {
   /** The receiver's HTTP status, or null when none came (refused, unreachable, timed out). */
@@ -37,16 +33,13 @@ export function sendWebhook(
     let target: URL;
     try {
       target = new URL(url);
-      if (!options.allowPrivateNetwork) refusePrivateLiteral(target);
     } catch (err) {
       resolve({ statusCode: null, ok: false, error: describe(err), durationMs: elapsed() });
       return;
     }
-    const isHttps = target.protocol === "https:";
-    const pool = options.allowPrivateNetwork ? agents.open : agents.guarded;
-    const request = (isHttps ? https : http).request(target, {
+    const request = (target.protocol === "https:" ? https : http).request(target, {
       method: "POST",
-      agent: isHttps ? pool.https : pool.http,
+      agent: agentFor(options.allowPrivateNetwork ? agents.open : agents.guarded, target),
       headers: { "content-type": "application/json", "user-agent": "tollgate-webhooks/1", "content-length": Buffer.byteLength(body), ...headers },
     });
     const timer = setTimeout(() => request.destroy(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
@@ -83,7 +76,7 @@ export function sendWebhook(
 }
 
 function describe(err: unknown): string {
-  if (err instanceof PrivateAddressError) return `refused: ${err.address} is a non-public address (the endpoint is not allowed on private networks)`;
+  if (err instanceof PrivateAddressError) return `refused: ${err.address} is a non-public address (${err.range}; the endpoint is not allowed on private networks)`;
   const e = err as NodeJS.ErrnoException;
   if (!e?.message) return String(err);
   return e.code && !e.message.includes(e.code) ? `${e.code}: ${e.message}` : e.message;

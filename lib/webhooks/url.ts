@@ -29,7 +29,7 @@ export async function checkWebhookUrl(raw: string, allowPrivateNetwork: boolean)
     await assertPublicHost(url);
   } catch (err) {
     if (err instanceof PrivateAddressError) {
-      throw invalidInput(`url's host ${url.hostname} is a non-public address (${err.address}); only the operator may allow private networks (CLI --allow-private-network)`);
+      throw invalidInput(`url's host ${url.hostname} is a non-public address (${err.address}: ${err.range}); only the operator may allow private networks (CLI --allow-private-network)`);
     }
     throw invalidInput(`url's host ${url.hostname} cannot be resolved (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
