@@ -1,5 +1,5 @@
 import type { APIRequestContext } from "@playwright/test";
-import { adminCommand } from "./admin";
+import { adminCommand, seedUser } from "./admin";
 import { DEMO_USER, PHONE_VIEWPORT, DESKTOP_VIEWPORT, expect, saveScreenshot, signIn, test } from "./fixtures";
 
 /**
@@ -116,5 +116,41 @@ test.describe("device authorization in the dashboard", () => {
     await page.getByLabel("Device code").fill(device.user_code.replace("-", "").toLowerCase());
     await page.getByRole("button", { name: "Continue" }).click();
     await expect(page.getByTestId("user-code")).toHaveText(device.user_code);
+  });
+
+  test("wrong codes sent straight to the decision are counted: after ten the right code is refused on the page and in the decision", async ({ page, context, request }) => {
+    // A user of its own: the blocked user must not be the demo user other specs sign in as.
+    const guesser = await seedUser({ label: "device-guesser" });
+    const clientId = await registerDeviceClient();
+    const device = await startDeviceFlow(request, clientId);
+    await signIn(page, guesser);
+
+    // A tab that shows the right code's decision before any guess: its Approve is sent while blocked.
+    const early = await context.newPage();
+    await early.goto(device.verification_uri_complete);
+    await expect(early.getByTestId("user-code")).toHaveText(device.user_code);
+
+    // The guesser keeps the decision form and rewrites its code, as a script posting to the action would.
+    for (let i = 0; i < 10; i++) {
+      await page.goto(device.verification_uri_complete);
+      await page.locator('input[name="user_code"]').evaluate((input: HTMLInputElement, code) => (input.value = code), `ZZZZ-ZZ${"BCDFGHJKLM"[i]}Z`);
+      await page.getByRole("button", { name: "Approve" }).click();
+      await expect(page.getByRole("heading", { name: "This request can no longer be decided" })).toBeVisible();
+    }
+
+    await page.goto(device.verification_uri_complete);
+    await expect(page.getByRole("alert").filter({ hasText: "Too many wrong codes were tried. Try again in 5 minutes." })).toBeVisible();
+    await expect(page.getByTestId("user-code")).toHaveCount(0);
+    await saveScreenshot(page, "device-throttled");
+
+    await early.getByRole("button", { name: "Approve" }).click();
+    await expect(early.getByRole("alert").filter({ hasText: "Too many wrong codes were tried." })).toBeVisible();
+    const pending = await poll(request, clientId, device.device_code);
+    expect((await pending.json()).error).toBe("authorization_pending");
+
+    await context.addCookies([{ name: "tollgate-locale", value: "zh", url: device.verification_uri }]);
+    await page.reload();
+    await expect(page.getByRole("alert").filter({ hasText: "输错的代码过多，请5分钟后再试。" })).toBeVisible();
+    await saveScreenshot(page, "device-throttled-zh");
   });
 });

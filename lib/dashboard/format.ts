@@ -37,6 +37,12 @@ export function formatDuration(ms: number | null | undefined, locale: Locale): s
   return `${new Intl.NumberFormat(numberLocale(locale), { maximumFractionDigits: 2 }).format(ms / 1000)} s`;
 }
 
+/** How long to wait before trying again: "8 seconds", "15 minutes" (rounded up), "8秒钟". */
+export function formatWait(seconds: number, locale: Locale): string {
+  const [amount, unit] = seconds < 60 ? [Math.max(1, Math.ceil(seconds)), "second"] : [Math.ceil(seconds / 60), "minute"];
+  return new Intl.NumberFormat(numberLocale(locale), { style: "unit", unit, unitDisplay: "long" }).format(amount);
+}
+
 export function formatBytes(bytes: number, locale: Locale): string {
   const units = ["B", "KB", "MB", "GB"];
   let value = bytes;

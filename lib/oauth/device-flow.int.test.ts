@@ -11,6 +11,7 @@ import { sha256Hex } from "../auth/secrets";
 import { resetRateLimits } from "../http/rate-limit";
 import type { Database } from "../db/types";
 import { decideDeviceAuthorization, findPendingDeviceAuthorization, normalizeUserCode } from "./device";
+import { UserCodeThrottledError, WRONG_USER_CODES_PER_WINDOW } from "./user-code-throttle";
 
 let database: Database;
 let h: OAuthHarness;
@@ -52,7 +53,7 @@ describe("device authorization grant (RFC 8628) driven by oauth4webapi", () => {
     expect(started.verification_uri_complete).toBe(`http://tollgate.test/device?user_code=${started.user_code}`);
     expect(started.expires_in).toBe(600);
     expect(started.interval).toBe(5);
-    const pending = await findPendingDeviceAuthorization(database.db, started.user_code.toLowerCase().replace("-", ""));
+    const pending = await findPendingDeviceAuthorization(database.db, { userCode: started.user_code.toLowerCase().replace("-", ""), userId: user.userId });
     expect(pending).toMatchObject({ userCode: started.user_code, clientName: "Agent CLI", scope: ["tools:read", "usage:read"] });
   });
 
@@ -96,7 +97,7 @@ describe("device authorization grant (RFC 8628) driven by oauth4webapi", () => {
   it("reports expired_token after expiry, and an expired code can no longer be approved", async () => {
     const started = await startFlow();
     await database.db.update(oauthDeviceCodes).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(oauthDeviceCodes.deviceCodeHash, sha256Hex(started.device_code)));
-    expect(await findPendingDeviceAuthorization(database.db, started.user_code)).toBeNull();
+    expect(await findPendingDeviceAuthorization(database.db, { userCode: started.user_code, userId: user.userId })).toBeNull();
     expect(await decideDeviceAuthorization(database.db, { userCode: started.user_code, userId: user.userId, accountId: user.accountId, approve: true })).toBe(false);
     expect(await oauthFailure(poll(started.device_code))).toMatchObject({ status: 400, error: "expired_token" });
   });
@@ -116,6 +117,33 @@ describe("device authorization grant (RFC 8628) driven by oauth4webapi", () => {
     expect(tokens.scope).toBe("tools:execute");
     // Not registered for refresh_token: no refresh token.
     expect(tokens.refresh_token).toBeUndefined();
+  });
+});
+
+describe("wrong user codes (RFC 8628 section 5.1)", () => {
+  // Well-formed codes no flow of this file is likely to draw (1 in 20^8 each).
+  const wrongCode = (i: number) => `ZZZZ-ZZ${"BCDFGHJKLMNPQRSTVWXZ"[i]}Z`;
+
+  it("are counted when they are decided without the page, and then block the right code too, on the page and in the decision", async () => {
+    const guesser = await seedAccount(database.db, { credits: "0" });
+    const started = await startFlow();
+    const decide = (userCode: string) => decideDeviceAuthorization(database.db, { userCode, userId: guesser.userId, accountId: guesser.accountId, approve: true });
+    for (let i = 0; i < WRONG_USER_CODES_PER_WINDOW; i++) expect(await decide(wrongCode(i))).toBe(false);
+
+    await expect(decide(started.user_code)).rejects.toBeInstanceOf(UserCodeThrottledError);
+    await expect(findPendingDeviceAuthorization(database.db, { userCode: started.user_code, userId: guesser.userId })).rejects.toBeInstanceOf(UserCodeThrottledError);
+    expect((await deviceRow(started.device_code)).status).toBe("pending");
+    // The limit is the guesser's: another user still decides the code.
+    expect(await decideDeviceAuthorization(database.db, { userCode: started.user_code, userId: user.userId, accountId: user.accountId, approve: false })).toBe(true);
+  });
+
+  it("count on the page and in the decision alike", async () => {
+    const guesser = await seedAccount(database.db, { credits: "0" });
+    for (let i = 0; i < WRONG_USER_CODES_PER_WINDOW / 2; i++) expect(await findPendingDeviceAuthorization(database.db, { userCode: wrongCode(i), userId: guesser.userId })).toBeNull();
+    for (let i = 0; i < WRONG_USER_CODES_PER_WINDOW / 2; i++) {
+      expect(await decideDeviceAuthorization(database.db, { userCode: wrongCode(10 + i), userId: guesser.userId, accountId: guesser.accountId, approve: true })).toBe(false);
+    }
+    await expect(findPendingDeviceAuthorization(database.db, { userCode: wrongCode(19), userId: guesser.userId })).rejects.toBeInstanceOf(UserCodeThrottledError);
   });
 });
 

@@ -12,6 +12,7 @@ import { oauthError } from "./errors";
 import { resolveResource } from "./resources";
 import { formatScope, parseScope } from "./scopes";
 import { issueUserTokens, type IssuedUserTokens } from "./tokens";
+import { throttledUserCodeAttempt } from "./user-code-throttle";
 
 export const DEVICE_CODE_TTL_SECONDS = 600;
 export const DEVICE_POLL_INTERVAL_SECONDS = 5;
@@ -107,8 +108,16 @@ export interface PendingDeviceAuthorization {
   expiresAt: Date;
 }
 
-/** A user code awaiting a decision (not expired, not decided), for the verification page. */
-export async function findPendingDeviceAuthorization(db: Db, userCodeInput: string): Promise<PendingDeviceAuthorization | null> {
+/**
+ * A user code awaiting a decision (not expired, not decided), for the verification page. The
+ * signed-in user's wrong codes are counted: too many and every code is refused for a while
+ * (`UserCodeThrottledError`), as in `decideDeviceAuthorization`, so neither path can skip it.
+ */
+export async function findPendingDeviceAuthorization(db: Db, input: { userCode: string; userId: string }): Promise<PendingDeviceAuthorization | null> {
+  return throttledUserCodeAttempt(input.userId, () => pendingDeviceAuthorization(db, input.userCode), (found) => found !== null);
+}
+
+async function pendingDeviceAuthorization(db: Db, userCodeInput: string): Promise<PendingDeviceAuthorization | null> {
   const userCode = normalizeUserCode(userCodeInput);
   if (!userCode) return null;
   const found = await db
@@ -131,12 +140,17 @@ export async function findPendingDeviceAuthorization(db: Db, userCodeInput: stri
 
 /**
  * The signed-in user's decision on a user code, for their own account. Only a pending, unexpired
- * code can be decided, once; anything else returns false.
+ * code can be decided, once; anything else returns false and counts as a wrong code, since the
+ * decision is as good a place to guess codes as the page that shows them.
  */
 export async function decideDeviceAuthorization(
   db: Db,
   input: { userCode: string; userId: string; accountId: string; approve: boolean },
 ): Promise<boolean> {
+  return throttledUserCodeAttempt(input.userId, () => decide(db, input), (decided) => decided);
+}
+
+async function decide(db: Db, input: { userCode: string; userId: string; accountId: string; approve: boolean }): Promise<boolean> {
   const userCode = normalizeUserCode(input.userCode);
   if (!userCode) return false;
   const updated = await db

@@ -3,8 +3,9 @@ import { getDatabase } from "@/lib/db";
 import { translator, type Translate } from "@/lib/dashboard/i18n";
 import { getRequestLocale } from "@/lib/dashboard/locale-server";
 import { requireAuthorizingUser } from "@/lib/dashboard/authorize-session";
-import { findPendingDeviceAuthorization } from "@/lib/oauth/device";
-import { recordFailedUserCodeLookup, userCodeLookupsBlocked } from "@/lib/oauth/user-code-throttle";
+import { formatWait } from "@/lib/dashboard/format";
+import { findPendingDeviceAuthorization, type PendingDeviceAuthorization } from "@/lib/oauth/device";
+import { UserCodeThrottledError } from "@/lib/oauth/user-code-throttle";
 import { Card } from "@/components/ui/card";
 import { AlertIcon } from "@/components/ui/icons";
 import { DecisionButtons } from "../_components/decision-buttons";
@@ -73,7 +74,8 @@ export default async function DevicePage({ searchParams }: { searchParams: Searc
   const userCode = one(params.user_code)?.trim();
   const done = one(params.done);
   const user = await requireAuthorizingUser(userCode ? `/device?user_code=${encodeURIComponent(userCode)}` : "/device");
-  const t = translator(await getRequestLocale());
+  const locale = await getRequestLocale();
+  const t = translator(locale);
 
   if (done === "approved" || done === "denied" || done === "stale") {
     const status = {
@@ -92,13 +94,15 @@ export default async function DevicePage({ searchParams }: { searchParams: Searc
   }
 
   if (!userCode) return <CodeForm t={t} />;
-  if (await userCodeLookupsBlocked(user.id)) return <CodeForm t={t} value={userCode} error={t("device.throttled")} />;
   const { db } = await getDatabase();
-  const pending = await findPendingDeviceAuthorization(db, userCode);
-  if (!pending) {
-    await recordFailedUserCodeLookup(user.id);
-    return <CodeForm t={t} value={userCode} error={t("device.notFound")} />;
+  let pending: PendingDeviceAuthorization | null;
+  try {
+    pending = await findPendingDeviceAuthorization(db, { userCode, userId: user.id });
+  } catch (err) {
+    if (!(err instanceof UserCodeThrottledError)) throw err;
+    return <CodeForm t={t} value={userCode} error={t("device.throttled", { wait: formatWait(err.retryAfterSeconds, locale) })} />;
   }
+  if (!pending) return <CodeForm t={t} value={userCode} error={t("device.notFound")} />;
 
   return (
     <>
