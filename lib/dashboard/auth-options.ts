@@ -4,9 +4,10 @@ import { eq } from "drizzle-orm";
 import { getDatabase } from "../db";
 import { users } from "../db/schema/users";
 import { verifyPassword } from "../auth/passwords";
+import { stampedClientAddress } from "../http/client-address";
 import { getDashboardSecret } from "./auth-secret";
 import { loginThrottle } from "./login-throttle";
-import { LOGIN_THROTTLED_ERROR } from "./login-errors";
+import { loginThrottledError } from "./login-errors";
 
 const SESSION_MAX_AGE_SECONDS = 7 * 24 * 60 * 60;
 
@@ -14,11 +15,16 @@ const SESSION_MAX_AGE_SECONDS = 7 * 24 * 60 * 60;
 // and response timing does not reveal which emails have accounts.
 const DUMMY_HASH = "$2b$11$.GJetqwZWISFIDa8DYR.8.etkp14BqdzpqNBBXZtTpthtc7LdY/mi";
 
-async function authorizeCredentials(credentials: Record<"email" | "password", string> | undefined): Promise<User | null> {
+async function authorizeCredentials(
+  credentials: Record<"email" | "password", string> | undefined,
+  req: { headers?: Record<string, unknown> },
+): Promise<User | null> {
   const email = credentials?.email?.trim().toLowerCase() ?? "";
   const password = credentials?.password ?? "";
   if (!email || !password) return null;
-  if (!loginThrottle.allows(email)) throw new Error(LOGIN_THROTTLED_ERROR);
+  const address = stampedClientAddress(req.headers);
+  const check = await loginThrottle.begin(address, email);
+  if (!check.allowed) throw new Error(loginThrottledError(check.retryAfterSeconds));
 
   const { db } = await getDatabase();
   const rows = await db
@@ -28,11 +34,9 @@ async function authorizeCredentials(credentials: Record<"email" | "password", st
     .limit(1);
   const user = rows[0];
   const valid = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-  if (!user || !valid) {
-    loginThrottle.recordFailure(email);
-    return null;
-  }
-  loginThrottle.reset(email);
+  // A wrong password needs no call: the attempt `begin` took already counts as a failure.
+  if (!user || !valid) return null;
+  await loginThrottle.succeeded(address, email);
   return { id: user.id, email: user.email, accountId: user.accountId, role: user.role };
 }
 

@@ -1,11 +1,24 @@
 import type { MessageKey } from "./i18n";
 
-/** The sign-in error code for a throttled email (next-auth passes a thrown message through). */
-export const LOGIN_THROTTLED_ERROR = "TooManyAttempts";
+const THROTTLED_PREFIX = "TooManyAttempts:";
+
+/** The sign-in error code of a refused attempt; next-auth passes a thrown message through to the form. */
+export function loginThrottledError(retryAfterSeconds: number): string {
+  return `${THROTTLED_PREFIX}${retryAfterSeconds}`;
+}
+
+export interface LoginErrorMessage {
+  key: MessageKey;
+  /** For `login.throttled`: how long to wait before the next attempt. */
+  retryAfterSeconds?: number;
+}
 
 /** The message for a next-auth sign-in error code (from `signIn()` or `/login?error=`). */
-export function loginErrorMessageKey(code: string): MessageKey {
-  if (code === "CredentialsSignin") return "login.invalid";
-  if (code === LOGIN_THROTTLED_ERROR) return "login.throttled";
-  return "login.failed";
+export function loginErrorMessage(code: string): LoginErrorMessage {
+  if (code === "CredentialsSignin") return { key: "login.invalid" };
+  if (code.startsWith(THROTTLED_PREFIX)) {
+    const seconds = Number(code.slice(THROTTLED_PREFIX.length));
+    if (Number.isInteger(seconds) && seconds > 0) return { key: "login.throttled", retryAfterSeconds: seconds };
+  }
+  return { key: "login.failed" };
 }

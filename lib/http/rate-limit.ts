@@ -5,6 +5,7 @@ import { DomainError } from "../errors";
 import { env } from "../env";
 import { logger } from "../log";
 import { countRateLimitRejection } from "../observability/metrics";
+import { clientAddress } from "./client-address";
 import { setResponseHeader } from "./headers";
 import type { ApiEnv } from "./context";
 
@@ -65,19 +66,9 @@ export async function consumeRateLimit(c: Context, action: RateLimitedAction, ke
   }
 }
 
-/**
- * The client address that per-IP limits key on. X-Forwarded-For is written by the client, except
- * for the entries the TRUST_PROXY proxies append on the right: the TRUST_PROXY-th from the right is
- * the address the outermost trusted proxy saw. A header with fewer entries did not come through
- * those proxies, so only the socket address can be trusted.
- */
+/** The client address that per-IP limits key on (`clientAddress`: the socket, or behind TRUST_PROXY proxies their entry). */
 export function clientIp(c: Context<ApiEnv>): string {
-  const socket = c.env.incoming?.socket?.remoteAddress ?? "unknown";
-  const hops = env().TRUST_PROXY;
-  if (hops === 0) return socket;
-  const forwarded = c.req.header("x-forwarded-for")?.split(",") ?? [];
-  if (forwarded.length < hops) return socket;
-  return forwarded[forwarded.length - hops].trim() || socket;
+  return clientAddress(c.env.incoming?.socket?.remoteAddress, c.req.header("x-forwarded-for"), env().TRUST_PROXY);
 }
 
 /** Test hook: forget every bucket (each test file starts with fresh limits). */

@@ -1,5 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { isApiPath } from "../api/app";
+import { stampClientAddress } from "../http/client-address";
 import { METRICS_PATH, serveMetrics } from "../observability/metrics-endpoint";
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => unknown;
@@ -17,6 +18,10 @@ export function createRequestHandler(handlers: { api: Listener; next: Listener; 
     const pathname = q < 0 ? url : url.slice(0, q);
     if (isApiPath(pathname)) void api(req, res);
     else if (metricsToken !== undefined && pathname === METRICS_PATH) serveMetrics(req, res, metricsToken);
-    else void next(req, res);
+    else {
+      // Next sees no socket: the dashboard's sign-in throttle reads the client address from this header.
+      stampClientAddress(req);
+      void next(req, res);
+    }
   };
 }

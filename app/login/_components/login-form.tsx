@@ -3,7 +3,8 @@
 import { useState, type FormEvent } from "react";
 import { useRouter } from "next/navigation";
 import { signIn } from "next-auth/react";
-import { loginErrorMessageKey } from "@/lib/dashboard/login-errors";
+import { formatWait } from "@/lib/dashboard/format";
+import { loginErrorMessage } from "@/lib/dashboard/login-errors";
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { Card } from "@/components/ui/card";
 import { AlertIcon } from "@/components/ui/icons";
@@ -19,12 +20,17 @@ const inputClass =
   "mt-1.5 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-xs placeholder:text-zinc-400 focus:border-indigo-500 focus:outline-2 focus:outline-offset-0 focus:outline-indigo-500/30";
 
 export function LoginForm({ callbackPath, initialError, demo }: LoginFormProps) {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const router = useRouter();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [errorCode, setErrorCode] = useState<string | null>(initialError);
   const [pending, setPending] = useState(false);
+
+  function errorText(code: string): string {
+    const { key, retryAfterSeconds } = loginErrorMessage(code);
+    return retryAfterSeconds === undefined ? t(key) : t(key, { wait: formatWait(retryAfterSeconds, locale) });
+  }
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -52,7 +58,7 @@ export function LoginForm({ callbackPath, initialError, demo }: LoginFormProps) 
           {errorCode && (
             <div role="alert" className="flex items-start gap-2 rounded-lg border border-red-200 bg-red-50 px-3 py-2.5 text-sm text-red-700">
               <AlertIcon width={18} height={18} className="mt-px shrink-0" />
-              <span>{t(loginErrorMessageKey(errorCode))}</span>
+              <span>{errorText(errorCode)}</span>
             </div>
           )}
           <div>
