@@ -8,7 +8,8 @@ import { z } from "zod";
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().optional(),
+  /** Address the server binds: loopback unless a deployment opens it (0.0.0.0 or ::, behind its proxy). */
+  HOST: z.string().min(1).default("127.0.0.1"),
   PUBLIC_URL: z.string().url().optional(),
   DATABASE_URL: z.string().optional(),
   DATA_DIR: z.string().default("./.data"),

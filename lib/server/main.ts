@@ -10,6 +10,7 @@ import { createApiApp } from "../api/app";
 import { startMetricsServer } from "../observability/metrics-endpoint";
 import { bootstrap } from "./bootstrap";
 import { createRequestHandler } from "./request-handler";
+import { listen, listenLines } from "./listen";
 
 async function main() {
   const e = env();
@@ -24,14 +25,11 @@ async function main() {
 
   const server = http.createServer(createRequestHandler({ api: apiListener, next: handleNext, metricsToken: e.METRICS_TOKEN }));
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(e.PORT, e.HOST, resolve));
+  const where = await listen(server, e.PORT, e.HOST, e.PUBLIC_URL ? publicUrl() : undefined);
   const metrics = e.METRICS_PORT === undefined ? undefined : await startMetricsServer({ port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN });
 
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : e.PORT;
-  // The address users should open: PUBLIC_URL when it is set (e.g. behind a proxy), else this port.
-  const base = e.PUBLIC_URL ? publicUrl() : `http://localhost:${port}`;
-  const lines = [`Tollgate listening on ${base} (${database.kind === "pglite" ? `embedded database in ${dataDir()}` : "PostgreSQL"})`];
+  const base = where.open;
+  const lines = listenLines(where, database.kind === "pglite" ? `embedded database in ${dataDir()}` : "PostgreSQL");
   if (credentials) {
     lines.push(
       `  Dashboard login: ${credentials.email} / ${credentials.password}   (support: ${credentials.support_email} / ${credentials.support_password})`,
