@@ -2,6 +2,7 @@
 // form for Inspect, and the compact routing card of `view=routing`. Texts come in the requested
 // language when the catalog has them (`i18n.<lang>`), else in the tool's own language.
 import type { CatalogTool } from "./catalog-index";
+import { firstSentence } from "./first-sentence";
 import type { CapabilityResult, RoutingCard, SearchLang } from "./schemas";
 
 function texts(tool: CatalogTool, lang: SearchLang) {
@@ -58,12 +59,4 @@ export function costClass(tool: Pick<CatalogTool, "billingRule">): RoutingCard["
   if (rule.unit === "per_unit") return "variable";
   if (rule.amount_credits <= 1) return "low";
   return rule.amount_credits <= 10 ? "medium" : "high";
-}
-
-/** The first sentence (English or Chinese punctuation), at most 200 characters. */
-export function firstSentence(text: string): string {
-  const match = /^(.+?(?:[.!?](?=\s|$)|[。！？]))/su.exec(text.trim());
-  const sentence = (match ? match[1] : text.trim()).replace(/\s+/g, " ");
-  const chars = [...sentence];
-  return chars.length > 200 ? `${chars.slice(0, 199).join("")}…` : sentence;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SearchIndex, analyzeDocument, baseRankerSettings, defaultRankerSettings, withOverrides, type IndexDocument } from "./ranker";
-import { costClass, firstSentence } from "./capability";
+import { costClass } from "./capability";
 
 function doc(id: string, name: string, description: string, extra: Partial<IndexDocument["fields"]> = {}, successRate: number | null = null): IndexDocument {
   return { id, successRate, fields: { name: [name], description: [description], params: [], paramText: [], examples: [], category: [], provider: [], ...extra } };
@@ -177,12 +177,5 @@ describe("capability helpers", () => {
     expect(costClass({ billingRule: { unit: "call", amount_credits: 5 } })).toBe("medium");
     expect(costClass({ billingRule: { unit: "call", amount_credits: 50 } })).toBe("high");
     expect(costClass({ billingRule: { unit: "per_unit", amount_credits: 0.01, quantity_from: "param_length", quantity_param: "text" } })).toBe("variable");
-  });
-
-  it("cuts the first sentence in English and Chinese", () => {
-    expect(firstSentence("Converts units. Supports many.")).toBe("Converts units.");
-    expect(firstSentence("Version 1.5 of it. Next")).toBe("Version 1.5 of it.");
-    expect(firstSentence("评估风险。提供建议。")).toBe("评估风险。");
-    expect(firstSentence("No stop")).toBe("No stop");
   });
 });
