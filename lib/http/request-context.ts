@@ -1,3 +1,4 @@
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { API_VERSION, API_VERSION_HEADER } from "../version";
 import { logAccess } from "../log";
 import { newRequestId } from "../ids";
@@ -5,6 +6,7 @@ import type { ApiDeps, NodeBindings, RequestBindings } from "./context";
 import { msSince } from "../timing";
 import { env as readEnv } from "../env";
 import { observeRequest } from "../observability/metrics";
+import { answerThenDrain, http1Exchange, readBodyWithin } from "./oversized-body";
 
 const REQUEST_ID = /^[\w.:-]{8,128}$/;
 
@@ -22,8 +24,9 @@ type Fetch = (req: Request, env: RequestBindings) => Response | Promise<Response
  * Under the Node server the headers go onto Node's response before the handler runs; under Next's
  * route handler (`next dev`) they are added to the finished response.
  *
- * A body over `maxBodyBytes` answers 413 before anything reads it: by its Content-Length at once,
- * and a body without one (chunked) is read up to the limit and no further.
+ * A body over `maxBodyBytes` answers 413 before anything parses it: by its Content-Length at once,
+ * and a body without one (chunked) is read up to the limit. Under the Node server the 413 is
+ * written at once and the rest of the body drained before the connection closes (oversized-body.ts).
  */
 export function withRequestContext(fetch: Fetch, deps: ApiDeps) {
   const maxBodyBytes = deps.maxBodyBytes ?? readEnv().MAX_BODY_BYTES;
@@ -51,29 +54,33 @@ export function withRequestContext(fetch: Fetch, deps: ApiDeps) {
       setImmediate(record, res.status, ms);
       return res;
     };
+    const exchange = http1Exchange(node);
+    const refuse = (): Response => {
+      if (!exchange) return log(new Response(tooLargeBody(maxBodyBytes), { status: 413, headers: { "Content-Type": "application/json", Connection: "close" } }));
+      answerThenDrain(exchange, 413, tooLargeBody(maxBodyBytes));
+      setImmediate(record, 413, msSince(started));
+      return RESPONSE_ALREADY_SENT;
+    };
     const headers = node?.incoming.headers;
     const length = headers ? headers["content-length"] : req.headers.get("content-length");
-    if (length != null && length !== "" && !(Number(length) <= maxBodyBytes)) return log(tooLarge(maxBodyBytes));
+    if (length != null && length !== "" && !(Number(length) <= maxBodyBytes)) return refuse();
     const chunked = headers ? headers["transfer-encoding"] !== undefined : length == null && req.body !== null;
-    if (chunked) {
-      return readLimited(req, maxBodyBytes).then((buffered) => {
-        if (!buffered) return log(tooLarge(maxBodyBytes));
-        return Promise.resolve(fetch(buffered, env)).then(log);
-      });
+    if (chunked && req.method !== "GET" && req.method !== "HEAD") {
+      const body = exchange ? readBodyWithin(exchange.incoming, maxBodyBytes) : readLimited(req, maxBodyBytes);
+      return body.then((bytes) => (bytes ? Promise.resolve(fetch(withBody(req, bytes), env)).then(log) : refuse()));
     }
     const res = fetch(req, env);
     return res instanceof Promise ? res.then(log) : log(res);
   };
 }
 
-function tooLarge(limit: number): Response {
-  const body = { status: "failure", status_code: 413, message: `Request body over the limit of ${limit} bytes` };
-  return new Response(JSON.stringify(body), { status: 413, headers: { "Content-Type": "application/json", Connection: "close" } });
+function tooLargeBody(limit: number): string {
+  return JSON.stringify({ status: "failure", status_code: 413, message: `Request body over the limit of ${limit} bytes` });
 }
 
-/** The request with its body read into memory, or undefined once the body passes `limit` bytes. */
-async function readLimited(req: Request, limit: number): Promise<Request | undefined> {
-  if (!req.body) return req;
+/** The body read into memory, or undefined once it passes `limit` bytes. */
+async function readLimited(req: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  if (!req.body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = req.body.getReader();
@@ -93,9 +100,14 @@ async function readLimited(req: Request, limit: number): Promise<Request | undef
     body.set(chunk, at);
     at += chunk.byteLength;
   }
+  return body;
+}
+
+/** The request with its (chunked) body replaced by the bytes read. */
+function withBody(req: Request, body: Uint8Array<ArrayBuffer>): Request {
   const headers = new Headers(req.headers);
   headers.delete("transfer-encoding");
-  headers.set("content-length", String(size));
+  headers.set("content-length", String(body.byteLength));
   return new Request(req.url, { method: req.method, headers, body, signal: req.signal });
 }
 
