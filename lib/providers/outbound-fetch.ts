@@ -22,7 +22,8 @@ export function outboundFetch(options: { allowPrivateNetwork: boolean }): Fetch 
   return async (input, init) => {
     const request = new Request(input, init);
     const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
-    return send(new URL(request.url), request, body, agentFor(pool, new URL(request.url)));
+    const url = new URL(request.url);
+    return send(url, request, body, agentFor(pool, url));
   };
 }
 
