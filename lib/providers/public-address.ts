@@ -16,7 +16,8 @@ const ipv4 = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0
 /**
  * The IPv4 address an IPv6 one delivers to: IPv4-mapped (a dual-stack socket connects over IPv4),
  * NAT64 and 6to4 (a translator or relay forwards to it). "undecodable" for the local-use NAT64
- * prefix in a layout other than /96: the embedded address cannot be told without the operator's prefix length.
+ * prefix in a layout other than /96: where the IPv4 address sits depends on the operator's prefix
+ * length, which we cannot know.
  */
 function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | "undecodable" | undefined {
   const p = ip.parts;
