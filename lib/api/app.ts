@@ -5,6 +5,9 @@ import { publicApiError } from "../http/responses";
 import { withRequestContext } from "../http/request-context";
 import { API_VERSION } from "../version";
 import { createRouter, namedOperation } from "./create-router";
+import { SECURITY_SCHEMES } from "./access";
+import { SCOPES } from "../oauth/scopes";
+import { publicUrl } from "../env";
 import { registerMeta } from "./routes/meta";
 import { registerHealth } from "./routes/health";
 import { registerAuthCredits } from "./routes/auth-credits";
@@ -118,25 +121,46 @@ function openApiDocument(api: ApiApp) {
       title: "Tollgate API",
       version: API_VERSION,
       description: "Discover, Inspect, Probe and Call third-party tools, metered in credits; audit usage and the credits ledger.",
+      // `identifier` (an SPDX expression) is OpenAPI 3.1's; the generator's info type predates it.
+      license: { name: "Proprietary", ...{ identifier: "LicenseRef-Proprietary" } },
     },
     servers: [{ url: API_BASE_PATH }],
+  });
+}
+
+/** The credentials the access table (lib/api/access.ts) names in each operation's `security`. */
+function registerSecuritySchemes(api: ApiApp) {
+  api.openAPIRegistry.registerComponent("securitySchemes", SECURITY_SCHEMES.apiKey, {
+    type: "http",
+    scheme: "bearer",
+    description: "`Authorization: Bearer <API_KEY>`: the account's own credential, needing no scope",
+  });
+  api.openAPIRegistry.registerComponent("securitySchemes", SECURITY_SCHEMES.oauth, {
+    type: "oauth2",
+    description:
+      "`Authorization: Bearer <ACCESS_TOKEN>`: an ES256 JWT from this server (authorization code with PKCE, the device flow of RFC 8628 at " +
+      "/api/v1/oauth/device/authorize, refresh, or the token exchange of RFC 8693 for agents' delegation tokens; the dashboard's own token " +
+      "holds every scope and its user's role limits it). Each operation names the scopes that admit it (any one suffices). docs/oauth.md.",
+    flows: {
+      authorizationCode: {
+        authorizationUrl: `${publicUrl()}${API_BASE_PATH}/oauth/authorize`,
+        tokenUrl: `${publicUrl()}${API_BASE_PATH}/oauth/token`,
+        refreshUrl: `${publicUrl()}${API_BASE_PATH}/oauth/token`,
+        scopes: { ...SCOPES },
+      },
+    },
+  });
+  api.openAPIRegistry.registerComponent("securitySchemes", SECURITY_SCHEMES.client, {
+    type: "http",
+    scheme: "basic",
+    description: "OAuth client authentication: `Authorization: Basic base64(client_id:client_secret)` for confidential clients",
   });
 }
 
 /** The whole HTTP API as one Hono app: served by the custom server and by Next's catch-all route. */
 export function createApiApp(deps: ApiDeps) {
   const api = createRouter();
-  api.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
-    type: "http",
-    scheme: "bearer",
-    description: "`Authorization: Bearer <API_KEY>`",
-  });
-  api.openAPIRegistry.registerComponent("securitySchemes", "JwtAuth", {
-    type: "http",
-    scheme: "bearer",
-    bearerFormat: "JWT",
-    description: "`Authorization: Bearer <ACCESS_TOKEN>` (OAuth 2.0 access token)",
-  });
+  registerSecuritySchemes(api);
   for (const register of operations) register(api);
 
   let cachedDoc: ReturnType<typeof openApiDocument> | undefined;

@@ -5,6 +5,9 @@ import { zodIssuesToDetail } from "../http/errors";
 import { httpValidationError } from "../http/responses";
 import { unstorableError } from "../http/storable-input";
 import { fusedValidator, type Hook, type HookResult } from "./validate-request";
+import { accessOf, securityOf } from "./access";
+import { describeAccess, requireAccess } from "../http/auth";
+import { PublicApiErrorSchema } from "../http/schemas";
 
 const validationFailure: Hook = (result, c) => {
   if (!result.success) return httpValidationError(c, zodIssuesToDetail(result.error, result.target));
@@ -60,11 +63,46 @@ function withOperation(route: RouteConfig, handler: Handler): { route: RouteConf
   return { route, handler: named(handler) };
 }
 
+const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: PublicApiErrorSchema } } });
+
+/**
+ * What the access table (lib/api/access.ts) says of an operation, written into its OpenAPI
+ * description: its `security`, who may call it in words, and the 401/403 its check can answer.
+ */
+function documented<R extends Pick<RouteConfig, "method" | "path" | "operationId" | "security" | "description" | "responses">>(route: R): R {
+  const access = accessOf(route.operationId, `${route.method.toUpperCase()} ${route.path}`);
+  const security = securityOf(access);
+  // Every request passes the body limit first (lib/http/request-context.ts), whatever its operation.
+  const tooLarge = { 413: errorResponse("Request body over the limit (MAX_BODY_BYTES, 1 MiB by default)") };
+  if (access.kind !== "bearer") return { ...route, security, responses: { ...tooLarge, ...route.responses } };
+  const refusal = access.scopes.length > 0 || access.roles ? `The token lacks the ${access.scopes.join(" or ")} scope (\`WWW-Authenticate: Bearer error="insufficient_scope"\`)${access.roles ? `, or the user is not ${access.roles.join(" or ")}` : ""}` : undefined;
+  const own = route.responses[403] as { description: string } | undefined;
+  // A 403 the operation declares for its own reasons is kept, with the access table's added to its description.
+  const refusals = refusal ? { 403: own ? { ...own, description: `${own.description}; or: ${refusal}` } : errorResponse(refusal) } : {};
+  const who = `**Access:** ${describeAccess(access)}`;
+  return {
+    ...route,
+    security,
+    description: route.description ? `${route.description}\n\n${who}` : who,
+    responses: { 401: errorResponse("Missing, malformed, expired or unrecognised credential, or one this operation does not accept"), ...tooLarge, ...route.responses, ...refusals },
+  };
+}
+
+/** The operation's authentication and authorization middleware, from its row of the access table, before its own. */
+function withAccessCheck(route: RouteConfig): RouteConfig {
+  const access = accessOf(route.operationId, `${route.method.toUpperCase()} ${route.path}`);
+  if (access.kind !== "bearer") return route;
+  return { ...route, middleware: [requireAccess(access), ...middlewareOf(route)] };
+}
+
 /**
  * A router whose request validation failures answer 422 `HTTPValidationError`
  * (`{detail: [{type, loc, msg, input}]}`) instead of the library's default message.
  * Operations with another 422 shape (Call, OAuth) pass their own hook; every hook, theirs
  * included, is wrapped by `storable`. Every operation names itself for the metrics.
+ *
+ * Every operation is named (`operationId`) and authenticated by its row of the access table
+ * (lib/api/access.ts): an operation without one fails here, at registration.
  *
  * A route's input is validated by one middleware (`fusedValidator`: the library's answers, with less
  * work) where it can be; the route is still described in the OpenAPI document as declared.
@@ -72,7 +110,11 @@ function withOperation(route: RouteConfig, handler: Handler): { route: RouteConf
 export function createRouter() {
   const app = new OpenAPIHono<ApiEnv>();
   const register = app.openapi;
-  app.openapi = ((config, action, hook) => {
+  const registry = app.openAPIRegistry;
+  const registerPath = registry.registerPath.bind(registry);
+  registry.registerPath = (route) => registerPath(documented(route));
+  app.openapi = ((declared, action, hook) => {
+    const config = withAccessCheck(declared);
     const checked = storable((hook as Hook | undefined) ?? validationFailure);
     const validate = fusedValidator(config.request, checked);
     if (!validate) {

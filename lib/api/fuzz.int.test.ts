@@ -100,7 +100,7 @@ async function send(req: FuzzRequest, security: string[]): Promise<void> {
   const headers = { ...req.headers };
   const jwt = headers["x-jwt"];
   delete headers["x-jwt"];
-  if (jwt && security[0] === "JwtAuth") headers.Authorization = jwt;
+  if (jwt && security[0] === "OAuth2") headers.Authorization = jwt;
   let res: Response;
   try {
     res = await fetch(`${server.url}${req.url}`, { method: req.method, headers, body: req.method === "GET" ? undefined : req.body, redirect: "manual" });

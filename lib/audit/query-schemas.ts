@@ -10,7 +10,10 @@ import { type UsageFilters, anomalies, parseCreditBounds, usageKinds } from "./u
  * checked by the domain code so they answer with the -7 wrapper and its message.
  */
 
-const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+/** A boolean query parameter: `true` or `false` (also `1`, `0`), published as a boolean so generated clients send one. */
+const bool = z.stringbool({ truthy: ["true", "1"], falsy: ["false", "0"] }).openapi({ type: "boolean" });
+/** A flag that is off unless sent (the generator drops a default set before `.openapi`, so it is stated again). */
+const flag = (description: string) => bool.default(false).openapi({ type: "boolean", default: false, description });
 const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 /** A credit bound: its format and sign are checked by `parseCreditBounds`, so a bad one is a 400 -7. */
 const creditBound = z.string().max(64);
@@ -60,8 +63,8 @@ export const UsageListQuery = z.object({
   ...usageFilterFields,
   page: intIn(1, 10_000_000).default(1),
   page_size: intIn(1, 50_000).default(50).openapi({ description: "1 to 50000, default 50; applies when limit is absent" }),
-  include_details: bool.default(false).openapi({ description: "Return request_payload and response_payload_summary in list items" }),
-  summary: bool.default(false).openapi({ description: "Return the 2.7 usage summary; without dates it covers the last 24 hours" }),
+  include_details: flag("Return request_payload and response_payload_summary in list items"),
+  summary: flag("Return the 2.7 usage summary; without dates it covers the last 24 hours"),
   bucket: z.string().max(16).optional().openapi({ description: "hour, day or week; automatic: day when the window exceeds 3 days, else hour" }),
   limit: z.coerce.number().int().min(1).optional().openapi({ description: "1 to 50 (larger values are capped at 50): overrides page_size and the summary sample (default 10)" }),
 });
@@ -74,7 +77,7 @@ export const UsageFeedQuery = z.object({
 
 export const UsageExportQuery = z.object({
   ...usageFilterFields,
-  include_details: bool.default(false).openapi({ description: "Add request_payload and response_payload_summary columns" }),
+  include_details: flag("Add request_payload and response_payload_summary columns"),
 });
 
 export const CreditsSpentQuery = z.object({
@@ -124,7 +127,7 @@ export const LedgerListQuery = z.object({
   ...ledgerFilterFields,
   page: intIn(1, 10_000_000).default(1),
   page_size: intIn(1, 500).default(50),
-  summary: bool.default(false).openapi({ description: "Return the 2.7 ledger summary; without dates it covers the last 24 hours" }),
+  summary: flag("Return the 2.7 ledger summary; without dates it covers the last 24 hours"),
   bucket: z.string().max(16).optional().openapi({ description: "hour, day or week; automatic: day when the window exceeds 3 days, else hour" }),
   limit: z.coerce.number().int().min(1).optional().openapi({ description: "1 to 50 (capped): overrides page_size and the summary sample (default 10)" }),
 });

@@ -8,6 +8,7 @@ import { JWT_ALG, currentSigningKey, verificationKey } from "./signing-keys";
 import { apiAudience, issuer } from "./issuer";
 import { randomToken } from "./secrets";
 import type { UserRole } from "./roles";
+import { ALL_SCOPES, formatScope } from "../oauth/scopes";
 
 export type TokenUse = "access" | "delegation";
 
@@ -52,7 +53,8 @@ export interface IssuedToken {
   expiresAt: Date;
 }
 
-export const DEFAULT_SCOPE = "tools:read tools:execute usage:read ledger:read";
+/** Every scope: the scope of operator-issued (`tokens issue`) and dashboard tokens, whose role still limits them. */
+export const DEFAULT_SCOPE = formatScope(ALL_SCOPES);
 
 export async function issueAccessToken(db: Db, input: IssueTokenInput): Promise<IssuedToken> {
   const { kid, key } = await currentSigningKey(db);

@@ -12,6 +12,7 @@ import { importCatalog } from "../catalog/import";
 import { loadManifestFile } from "../catalog/load";
 import { manifestFromMcpServer } from "../catalog/mcp-import";
 import { createOAuthClient } from "../oauth/create-client";
+import { ALL_SCOPES, formatScope, isScope } from "../oauth/scopes";
 import { userRoles, type UserRole } from "../auth/roles";
 import { DEFAULT_GRACE_SECONDS, verifyLedger } from "../audit/verify";
 
@@ -91,17 +92,20 @@ const coreCommands: Record<string, CommandSpec> = {
       }),
   },
   "tokens issue": {
-    usage: "tokens issue --user ID [--ttl SECONDS] [--scope SCOPE]",
+    usage: `tokens issue --user ID [--ttl SECONDS] [--scope "SCOPE ..."] (scopes: ${ALL_SCOPES.join(" ")}; default all)`,
     options: { user: { type: "string" }, ttl: { type: "string" }, scope: { type: "string" } },
     run: async (db, v) => {
       const ttl = Number(optStr(v, "ttl") ?? "3600");
       if (!Number.isInteger(ttl) || ttl < 1 || ttl > 30 * 86400) throw new UsageError("--ttl must be an integer between 1 and 2592000");
+      const scope = optStr(v, "scope");
+      const unknown = scope === undefined ? [] : scope.split(" ").filter((s) => s && !isScope(s));
+      if (scope !== undefined && (unknown.length > 0 || !scope.trim())) throw new UsageError(`--scope takes space-separated scopes among ${ALL_SCOPES.join(" ")}${unknown.length ? ` (unknown: ${unknown.join(", ")})` : ""}`);
       const user = await getUserById(db, str(v, "user"));
       const token = await issueAccessToken(db, {
         userId: user.id,
         accountId: user.accountId,
         role: user.role,
-        scope: optStr(v, "scope") ?? DEFAULT_SCOPE,
+        scope: scope === undefined ? DEFAULT_SCOPE : formatScope([...new Set(scope.split(" ").filter(Boolean))]),
         ttlSeconds: ttl,
       });
       return { access_token: token.accessToken, token_type: "Bearer", expires_in: token.expiresIn };

@@ -8,19 +8,31 @@ import { logger } from "../log";
 import { isDatabaseUnavailable } from "../db/unavailable";
 import { httpValidationError, invalidQuery, publicApiError } from "./responses";
 
+const KEYS_HINT = "Create API keys in the dashboard or with `npm run cli -- keys create`; get OAuth tokens from /api/v1/oauth/token (docs/oauth.md).";
+
 const AUTH_GUIDANCE =
-  "Send `Authorization: Bearer <API_KEY>` (or a JWT access token where the operation accepts one). " +
+  "Send `Authorization: Bearer <API_KEY>` (or an OAuth access token where the operation accepts one). " +
   "Create keys in the dashboard under API keys or with `npm run cli -- keys create`.";
+
+/** A quoted-string of an RFC 7235 auth-param: printable ASCII (a header carries no more), no quotes or backslashes inside. */
+const quoted = (value: string) => `"${value.replaceAll(/["\\]/g, "'").replaceAll(/[^\x20-\x7e]/g, "?")}"`;
 
 /** Maps a domain error to the contract's shape. Exhaustive: a new ErrorCode fails to compile here. */
 export function domainErrorResponse(c: Context, err: DomainError) {
   const code: ErrorCode = err.code;
   switch (code) {
-    case "unauthorized":
-      c.header("WWW-Authenticate", `Bearer error="invalid_token", error_description="${err.message.replaceAll('"', "'")}"`);
-      return publicApiError(c, 401, err.message, { guidance: AUTH_GUIDANCE, remaining_credits: null });
-    case "forbidden":
+    case "unauthorized": {
+      // RFC 6750 section 3.1: a request without any credential gets a challenge without an error code.
+      const missing = err.details?.challenge === "none";
+      c.header("WWW-Authenticate", missing ? 'Bearer realm="tollgate"' : `Bearer realm="tollgate", error="invalid_token", error_description=${quoted(err.message)}`);
+      const guidance = typeof err.details?.guidance === "string" ? `${err.details.guidance} ${KEYS_HINT}` : AUTH_GUIDANCE;
+      return publicApiError(c, 401, err.message, { guidance, remaining_credits: null });
+    }
+    case "forbidden": {
+      const scope = err.details?.required_scope;
+      if (typeof scope === "string") c.header("WWW-Authenticate", `Bearer realm="tollgate", error="insufficient_scope", scope=${quoted(scope)}, error_description=${quoted(err.message)}`);
       return publicApiError(c, 403, err.message);
+    }
     case "not_found":
       return publicApiError(c, 404, err.message);
     case "invalid_input":

@@ -15,7 +15,8 @@ type Fetch = (req: Request, env: RequestBindings) => Response | Promise<Response
 /**
  * The API's entry point around the Hono app: every request gets its id (kept from a well-formed
  * incoming X-Request-Id, else a new time-ordered UUID), the version and request-id headers on whatever
- * response it gets (successes and errors alike, including those built by the error handler), the
+ * response it gets (successes and errors alike, including those built by the error handler; with
+ * `X-Content-Type-Options: nosniff`, so no browser reads a JSON or CSV answer as a page), the
  * db handle, one access log line, and its count and latency in the metrics (by the operation the
  * router matched; under the Node server recorded once the response is written, with the latency
  * taken when it was ready). Done here rather than as Hono middleware so a route without
@@ -38,6 +39,7 @@ export function withRequestContext(fetch: Fetch, deps: ApiDeps) {
     if (node) {
       node.outgoing.setHeader("X-Request-Id", requestId);
       node.outgoing.setHeader(API_VERSION_HEADER, API_VERSION);
+      node.outgoing.setHeader("X-Content-Type-Options", "nosniff");
     }
     const record = (status: number, ms: number) => {
       logAccess({ requestId, method: req.method, path: pathOf(req.url), status, ms, account: env.accountId });
@@ -115,6 +117,7 @@ function withHeaders(res: Response, requestId: string): Response {
   const out = new Response(res.body, res);
   out.headers.set("X-Request-Id", requestId);
   out.headers.set(API_VERSION_HEADER, API_VERSION);
+  out.headers.set("X-Content-Type-Options", "nosniff");
   return out;
 }
 

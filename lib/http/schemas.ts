@@ -39,15 +39,6 @@ export function apiResponse<T extends z.ZodTypeAny>(data: T, name?: string) {
   return name ? schema.openapi(name) : schema;
 }
 
-type SecurityRequirement = Record<string, string[]>;
-/** OpenAPI security requirements per scheme of contract section 5. */
-export const security: Record<"apiKey" | "jwt" | "apiKeyOrJwt" | "none", SecurityRequirement[]> = {
-  apiKey: [{ ApiKeyAuth: [] }],
-  jwt: [{ JwtAuth: [] }],
-  apiKeyOrJwt: [{ ApiKeyAuth: [] }, { JwtAuth: [] }],
-  none: [],
-};
-
 /** Standard error responses for an authenticated operation's OpenAPI description. */
 export const authErrorResponses = {
   401: {

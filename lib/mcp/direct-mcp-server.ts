@@ -12,7 +12,8 @@ import { DomainError } from "../errors";
 import { catalogSnapshot, readCatalogVersionAndCredits, type CatalogTool } from "../search/catalog-index";
 import { callTool, type Caller } from "../execution/call-tool";
 import { DEFAULT_MAX_RESPONSE_SIZE } from "../execution/shape-result";
-import { CALL_SCOPE, missingScopes } from "../oauth/scopes";
+import { admit } from "../http/auth";
+import { OPERATION_ACCESS } from "../api/access";
 import { describeBillingRule } from "../catalog/manifest";
 import { API_VERSION } from "../version";
 import { toolInputSchema } from "./tool-input-schema";
@@ -65,6 +66,13 @@ export function buildDirectMcpServer(c: Context<ApiEnv>, auth: AuthContext, call
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    // Listing the catalog's tools with their schemas is Inspect's: its row of the access table decides.
+    try {
+      admit(auth, OPERATION_ACCESS.inspectTools);
+    } catch (err) {
+      if (err instanceof DomainError) throw new McpError(ErrorCode.InvalidRequest, err.message, err.details);
+      throw err;
+    }
     await consumeRateLimit(c, "inspect", `acct:${auth.accountId}`);
     const all = await tools();
     const { nameOf } = namesOf(all);
@@ -89,13 +97,8 @@ export function buildDirectMcpServer(c: Context<ApiEnv>, auth: AuthContext, call
 
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     try {
+      admit(auth, OPERATION_ACCESS.executeTool);
       await consumeRateLimit(c, "execute", `acct:${auth.accountId}`);
-      if (auth.kind === "jwt") {
-        return text({ success: false, reason_code: "unauthorized", error_message: "A user access token is not a Call credential: use an API key, or a delegation token from the token exchange grant" }, true);
-      }
-      if (auth.kind === "delegation" && missingScopes([CALL_SCOPE], auth.claims.scope).length > 0) {
-        return text({ success: false, reason_code: "forbidden", error_message: `This delegation token lacks the ${CALL_SCOPE} scope` }, true);
-      }
       const tool = namesOf(await tools()).byName.get(request.params.name);
       if (!tool) return text({ success: false, reason_code: "tool_unavailable", error_message: `Unknown tool ${request.params.name}: list the tools again` }, true);
       const { status, body } = await callTool(db, caller, {
@@ -114,7 +117,7 @@ export function buildDirectMcpServer(c: Context<ApiEnv>, auth: AuthContext, call
       const reason = (data.execution_outcome as { reason_code?: string } | undefined)?.reason_code;
       return text(failed ? { ...data, reason_code: reason ?? (status === 402 ? "billing.insufficient_credits" : status === 422 ? "validation_error" : "provider.error") } : data, failed);
     } catch (err) {
-      if (err instanceof DomainError) return text({ success: false, reason_code: err.code, error_message: err.message }, true);
+      if (err instanceof DomainError) return text({ success: false, reason_code: err.details?.required_scope ? "insufficient_scope" : err.code, error_message: err.message }, true);
       throw err;
     }
   });

@@ -84,7 +84,39 @@ describe("MCP: connecting", () => {
       expect(t.annotations?.readOnlyHint).toBe(t.name !== "call");
     }
     expect(tools.find((t) => t.name === "call")!.inputSchema.required).toEqual(["tool_id", "parameters"]);
+    expect(Object.keys(tools.find((t) => t.name === "call")!.inputSchema.properties ?? {})).toContain("model");
+    // The four tools never change, and the server says so (docs/mcp.md: it never sends list_changed).
+    expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
     await client.close();
+  });
+
+  it("each tool needs its REST operation's scope: tools:read to discover, inspect and probe; tools:execute to call", async () => {
+    const a = await seedAccount(database.db, { credits: "5" });
+    const token = async (scope: string) => (await issueAccessToken(database.db, { userId: a.userId, accountId: a.accountId, role: "owner", scope, ttlSeconds: 600 })).accessToken;
+    const executeOnly = await connect(await token("tools:execute"));
+    for (const [name, args] of [["discover", { query: "temperature" }], ["inspect", { tool_ids: [COMPOUND] }], ["probe", { tool_id: COMPOUND, parameters: PARAMS }]] as const) {
+      const refused = await tool(executeOnly, name, args);
+      expect(refused, name).toMatchObject({ isError: true, data: { reason_code: "insufficient_scope", error_message: expect.stringContaining("lacks the tools:read scope") } });
+    }
+    await executeOnly.close();
+    // Neither scope: the endpoint itself is refused, 403 insufficient_scope naming both.
+    const res = await fetch(`${server.url}/api/v1/mcp`, {
+      method: "POST",
+      headers: { ...bearer(await token("usage:read")), "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } }),
+    });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("www-authenticate")).toContain('error="insufficient_scope", scope="tools:read tools:execute"');
+  });
+
+  it("call records the model the agent names", async () => {
+    const a = await seedAccount(database.db, { credits: "5" });
+    const client = await connect(a.apiKey);
+    const called = await tool(client, "call", { tool_id: COMPOUND, parameters: PARAMS, model: "claude-test-model" });
+    expect(called.isError).toBe(false);
+    await client.close();
+    const [event] = await database.db.select().from(usageEvents).where(eq(usageEvents.executionId, called.data.execution_id as string));
+    expect(event.model).toBe("claude-test-model");
   });
 });
 

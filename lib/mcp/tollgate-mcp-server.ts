@@ -16,7 +16,8 @@ import { inspectTools } from "../search/inspect-tools";
 import { probeTool } from "../execution/probe-tool";
 import { callTool, type Caller } from "../execution/call-tool";
 import { DEFAULT_MAX_RESPONSE_SIZE } from "../execution/shape-result";
-import { CALL_SCOPE, missingScopes } from "../oauth/scopes";
+import { admit } from "../http/auth";
+import { OPERATION_ACCESS } from "../api/access";
 import { searchLangs } from "../search/schemas";
 import { API_VERSION } from "../version";
 
@@ -40,7 +41,7 @@ async function guarded(run: () => Promise<CallToolResult>): Promise<CallToolResu
   try {
     return await run();
   } catch (err) {
-    if (err instanceof DomainError) return refusal(err.code, err.message, err.details ?? {});
+    if (err instanceof DomainError) return refusal(err.details?.required_scope ? "insufficient_scope" : err.code, err.message, err.details ?? {});
     throw err;
   }
 }
@@ -93,6 +94,7 @@ export function buildMcpServer(c: Context<ApiEnv>, auth: AuthContext): McpServer
     },
     ({ query, limit: count, lang }) =>
       guarded(async () => {
+        admit(auth, OPERATION_ACCESS.searchTools);
         await limit("search");
         const { outcome, response } = await searchTools(db, {
           accountId: auth.accountId,
@@ -125,6 +127,7 @@ export function buildMcpServer(c: Context<ApiEnv>, auth: AuthContext): McpServer
     },
     ({ tool_ids, search_id, lang }) =>
       guarded(async () => {
+        admit(auth, OPERATION_ACCESS.inspectTools);
         await limit("inspect");
         const result = await inspectTools(db, { accountId: auth.accountId, apiKeyId, request: { tool_ids, search_id, view: "full", lang }, lang: lang ?? "en", channel: "mcp" });
         if (result.outcome !== "ok") return refusal(result.outcome === "upstream_timeout" ? "transport.timeout" : "transport.no_response", JSON.stringify(result.error));
@@ -146,6 +149,7 @@ export function buildMcpServer(c: Context<ApiEnv>, auth: AuthContext): McpServer
     },
     ({ tool_id, parameters }) =>
       guarded(async () => {
+        admit(auth, OPERATION_ACCESS.probeTool);
         await limit("probe");
         const result = await probeTool(db, { toolId: tool_id, parameters, checks: undefined, liveBudget: undefined });
         if (result.kind === "invalid") return refusal("validation_error", result.message);
@@ -169,6 +173,7 @@ export function buildMcpServer(c: Context<ApiEnv>, auth: AuthContext): McpServer
         search_id: z.string().max(200).optional(),
         session_id: z.string().max(200).optional(),
         respond_with: z.string().max(2000).optional().describe("full (default), summary, or fields:<JSONPath,...>"),
+        model: z.string().max(128).optional().describe("The model that chose this tool or wrote its parameters, recorded with the call for audit (a delegation token's own model wins)"),
       },
       // Loose objects: the answers carry REST's full bodies (a client validates structured content against these).
       outputSchema: z.looseObject({
@@ -183,13 +188,8 @@ export function buildMcpServer(c: Context<ApiEnv>, auth: AuthContext): McpServer
     },
     (input) =>
       guarded(async () => {
+        admit(auth, OPERATION_ACCESS.executeTool);
         await limit("execute");
-        if (auth.kind === "jwt") {
-          return refusal("unauthorized", "A user access token is not a Call credential: use an API key, or a delegation token from the token exchange grant");
-        }
-        if (auth.kind === "delegation" && missingScopes([CALL_SCOPE], auth.claims.scope).length > 0) {
-          return refusal("forbidden", `This delegation token lacks the ${CALL_SCOPE} scope`);
-        }
         if (input.max_cost !== undefined) {
           const probe = await probeTool(db, { toolId: input.tool_id, parameters: input.parameters, checks: ["quote"], liveBudget: undefined });
           const estimate = probe.kind === "ok" ? probe.body.quote?.estimate_credits : undefined;
@@ -203,7 +203,7 @@ export function buildMcpServer(c: Context<ApiEnv>, auth: AuthContext): McpServer
           parameters: input.parameters,
           searchId: input.search_id,
           sessionId: input.session_id,
-          model: caller.delegation?.model,
+          model: caller.delegation?.model ?? input.model,
           maxResponseSize: DEFAULT_MAX_RESPONSE_SIZE,
           respondWith: input.respond_with,
           cacheMode: "default",
@@ -215,6 +215,8 @@ export function buildMcpServer(c: Context<ApiEnv>, auth: AuthContext): McpServer
       }),
   );
 
+  // Meta mode's four tools never change: say so (the SDK declares listChanged when a tool is registered).
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }
 

@@ -84,6 +84,10 @@ export const RoutingCardSchema = z
   .openapi("RoutingCard");
 export type RoutingCard = z.infer<typeof RoutingCardSchema>;
 
+/**
+ * Request bodies are not named components: openapi-typescript reads a property with a default as
+ * optional only inside an operation's requestBody, so a generated client need not send `limit`.
+ */
 export const SearchRequestSchema = z
   .object({
     query: z.string().trim().min(1).max(4000).openapi({ description: "Natural-language capability query; a full tool_id gives a deterministic exact lookup first" }),
@@ -94,8 +98,7 @@ export const SearchRequestSchema = z
     source: z.string().min(1).max(200).optional().openapi({
       description: "Extension: search only the tools imported from this catalog source (e.g. `acebench-en`), ranked as a catalog of its own",
     }),
-  })
-  .openapi("SearchRequest");
+  });
 export type SearchRequest = z.infer<typeof SearchRequestSchema>;
 
 export const SearchResponseSchema = z
@@ -120,8 +123,7 @@ export const InspectRequestSchema = z
       description: "`lean` leaves out examples, stats and per-parameter detail beyond name, type, required and enum",
     }),
     lang: z.enum(searchLangs).optional().openapi({ description: "Extension; absent: negotiated from Accept-Language" }),
-  })
-  .openapi("InspectRequest");
+  });
 export type InspectRequest = z.infer<typeof InspectRequestSchema>;
 
 export const InspectResponseSchema = z

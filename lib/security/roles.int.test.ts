@@ -116,6 +116,12 @@ const OWN_ACCOUNT: Record<string, { status: number; /** What a member gets where
   // MCP: a user's access token opens a session (its `call` tool refuses it, as REST's Call does).
   "POST /mcp": { status: 200, send: (t) => mcp("POST", t, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "roles", version: "1" } } }) },
   "GET /mcp": { status: 405, send: (t) => mcp("GET", t) },
+  // Discover, Inspect, Probe and the provider lists take a user's token with tools:read too.
+  "POST /search": { status: 200, send: (t) => api("POST", "/search", t, { query: "compound interest" }) },
+  "POST /tools/by-ids": { status: 200, send: (t) => api("POST", "/tools/by-ids", t, { tool_ids: [COMPOUND] }) },
+  "POST /tools/probe": { status: 200, send: (t) => api("POST", `/tools/probe?tool_id=${COMPOUND}`, t, { parameters: COMPOUND_PARAMS }) },
+  "GET /providers": { status: 200, send: (t) => api("GET", "/providers", t) },
+  "GET /providers/categories": { status: 200, send: (t) => api("GET", "/providers/categories", t) },
   "DELETE /mcp": { status: 405, send: (t) => mcp("DELETE", t) },
 };
 
@@ -155,8 +161,8 @@ beforeAll(async () => {
 });
 
 describe("owner and member", () => {
-  it("the table has a request for every operation that takes a JWT", () => {
-    expect(Object.keys(OWN_ACCOUNT).sort()).toEqual(operationsAccepting(doc, "JwtAuth"));
+  it("the table has a request for every operation that takes an OAuth token", () => {
+    expect(Object.keys(OWN_ACCOUNT).sort()).toEqual(operationsAccepting(doc, "OAuth2"));
   });
 
   it.for(Object.keys(OWN_ACCOUNT))("%s: a member gets what the owner gets on their account (or 403 where owner-only)", async (op) => {

@@ -1,20 +1,18 @@
 // GET /api/v1/auth/alerts — the account's alert settings (extension)
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { accountErrorResponses, apiResponse, security } from "../../http/schemas";
+import { accountErrorResponses, apiResponse } from "../../http/schemas";
 import { getAlertSettings } from "../../alerts/settings";
 import { ALERTS_EXTENSION, AlertSettingsSchema } from "./alerts-schemas";
 
 const route = createRoute({
   method: "get",
   path: "/auth/alerts",
+  operationId: "getAlertSettings",
   tags: ["Alerts and webhooks"],
   summary: "The account's alert thresholds: low balance and budget percentages (JWT)",
   description: ALERTS_EXTENSION,
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   responses: {
     200: { description: "The settings (the defaults until changed)", content: { "application/json": { schema: apiResponse(AlertSettingsSchema, "AlertSettingsResponse") } } },
     ...accountErrorResponses,

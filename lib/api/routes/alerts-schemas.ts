@@ -6,7 +6,6 @@ import { PublicApiErrorSchema } from "../../http/schemas";
 /** The alert and notification operations' shapes, written once: routes validate and describe with them, the dashboard types with them. */
 export const ALERTS_EXTENSION = "Extension (not in the published contract): used by the dashboard's Budgets & alerts page (docs/billing.md, Alerts and webhooks).";
 
-export const ownerOnlyResponse = { 403: { description: "The caller is not the account's owner", content: { "application/json": { schema: PublicApiErrorSchema } } } } as const;
 export const notFoundResponse = { 404: { description: "No such object in the caller's account", content: { "application/json": { schema: PublicApiErrorSchema } } } } as const;
 
 export const AlertSettingsSchema = z

@@ -49,7 +49,7 @@ describe("alert settings over the API", () => {
     expect((await api("PUT", "/auth/alerts", owner.accessToken, { low_balance_credits: null })).body.data).toMatchObject({ low_balance_credits: null, budget_percents: [50, 90] });
     const refused = await api("PUT", "/auth/alerts", memberToken, { low_balance_credits: 1 });
     expect(refused.status).toBe(403);
-    expect(refused.body).toMatchObject({ status: "failure", status_code: 403, message: "Only the account's owner may change alert settings" });
+    expect(refused.body).toMatchObject({ status: "failure", status_code: 403, message: "Only the account's owner may change alert settings (you are signed in as member)" });
     expect((await api("PUT", "/auth/alerts", owner.accessToken, { budget_percents: [0] })).status).toBe(422);
     expect((await api("PUT", "/auth/alerts", owner.accessToken, { low_balance_credits: -1 })).status).toBe(422);
     // Another account's settings are its own.

@@ -1,20 +1,18 @@
 // POST /api/v1/auth/api-keys — create an API key, shown only in this response (extension)
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { accountErrorResponses, apiResponse, security } from "../../http/schemas";
+import { accountErrorResponses, apiResponse } from "../../http/schemas";
 import { createApiKey } from "../../auth/api-keys";
 import { API_KEYS_EXTENSION, CreateApiKeyBodySchema, CreatedApiKeySchema } from "./api-keys-schemas";
 
 const route = createRoute({
   method: "post",
   path: "/auth/api-keys",
+  operationId: "createApiKey",
   tags: ["API keys"],
   summary: "Create an API key; the key is shown only in this response (JWT)",
   description: API_KEYS_EXTENSION,
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   request: { body: { content: { "application/json": { schema: CreateApiKeyBodySchema } }, required: true } },
   responses: {
     200: { description: "The new key", content: { "application/json": { schema: apiResponse(CreatedApiKeySchema, "CreatedApiKeyResponse") } } },

@@ -1,9 +1,8 @@
 // DELETE /api/v1/auth/api-keys/{api_key_id} — revoke one of the account's API keys (extension)
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { PublicApiErrorSchema, accountErrorResponses, apiResponse, security } from "../../http/schemas";
+import { PublicApiErrorSchema, accountErrorResponses, apiResponse } from "../../http/schemas";
 import { revokeApiKey } from "../../auth/api-keys";
 import { notFound } from "../../errors";
 import { API_KEYS_EXTENSION, RevokedApiKeySchema } from "./api-keys-schemas";
@@ -13,11 +12,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const route = createRoute({
   method: "delete",
   path: "/auth/api-keys/{api_key_id}",
+  operationId: "revokeApiKey",
   tags: ["API keys"],
   summary: "Revoke one of the account's API keys (JWT)",
   description: `${API_KEYS_EXTENSION} Revoking is idempotent; the key stops authenticating within seconds on every instance.`,
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   request: { params: z.object({ api_key_id: z.string().max(100) }) },
   responses: {
     200: { description: "Revoked", content: { "application/json": { schema: apiResponse(RevokedApiKeySchema, "RevokedApiKeyResponse") } } },

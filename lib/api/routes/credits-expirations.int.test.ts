@@ -85,6 +85,6 @@ describe("GET /api/v1/auth/credits/expirations", () => {
 
   it("is described in the OpenAPI document for API keys and users", async () => {
     const doc = await (await fetch(`${server.url}/api/v1/openapi.json`)).json();
-    expect(doc.paths["/auth/credits/expirations"].get.security).toEqual([{ ApiKeyAuth: [] }, { JwtAuth: [] }]);
+    expect(doc.paths["/auth/credits/expirations"].get.security).toEqual([{ ApiKeyAuth: [] }, { OAuth2: ["ledger:read"] }]);
   });
 });

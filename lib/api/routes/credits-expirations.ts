@@ -2,20 +2,18 @@
 import { createRoute } from "@hono/zod-openapi";
 import { listCreditExpirations } from "../../billing/list-expirations";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { apiResponse, authErrorResponses, security } from "../../http/schemas";
+import { apiResponse, authErrorResponses } from "../../http/schemas";
 import { CreditExpirationsSchema } from "./credits-schemas";
 
 const route = createRoute({
   method: "get",
   path: "/auth/credits/expirations",
+  operationId: "listCreditExpirations",
   tags: ["Credits"],
   summary: "Credits that will expire, soonest first (API key or JWT)",
   description:
     "Extension (not in the published contract): grants given with an expiry and what is left of each. Within a kind, consumption draws the soonest-expiring first.",
-  security: security.apiKeyOrJwt,
-  middleware: [requireAuth("api_key_or_jwt")] as const,
   responses: {
     200: { description: "Expiring grants, soonest first", content: { "application/json": { schema: apiResponse(CreditExpirationsSchema, "CreditExpirationsResponse") } } },
     ...authErrorResponses,

@@ -1,9 +1,8 @@
 // GET /api/v1/auth/executions/{execution_id}/refunds — a Call's refunds (extension)
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { PublicApiErrorSchema, accountErrorResponses, apiResponse, security } from "../../http/schemas";
+import { PublicApiErrorSchema, accountErrorResponses, apiResponse } from "../../http/schemas";
 import { ownersOfFocus } from "../../audit/access";
 import { ledgerItem } from "../../audit/ledger-history";
 import { auditRead } from "../audit-route-support";
@@ -13,13 +12,12 @@ import { ExecutionIdParams, REFUNDS_EXTENSION, RefundListSchema, refundStateItem
 const route = createRoute({
   method: "get",
   path: "/auth/executions/{execution_id}/refunds",
+  operationId: "listRefunds",
   tags: ["Credits ledger"],
   summary: "A Call's refunds, and what is left to refund (JWT)",
   description:
     `${REFUNDS_EXTENSION} The account's users read their own Calls; a support user reads any account's, found from the ` +
     "execution id, and each such read is recorded in the support access log.",
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   request: { params: ExecutionIdParams },
   responses: {
     200: { description: "The refund ledger rows", content: { "application/json": { schema: apiResponse(RefundListSchema, "RefundListResponse") } } },

@@ -45,9 +45,9 @@ describe("GET /api/v1/openapi.json", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info.version).toBe(API_VERSION);
     expect(doc.paths["/meta"].get.security).toEqual([]);
-    expect(doc.paths["/auth/credits"].get.security).toEqual([{ ApiKeyAuth: [] }, { JwtAuth: [] }]);
-    expect(doc.paths["/credits"].get.security).toEqual([{ JwtAuth: [] }]);
-    expect(doc.paths["/auth/verify-token"].post.security).toEqual([{ JwtAuth: [] }]);
+    expect(doc.paths["/auth/credits"].get.security).toEqual([{ ApiKeyAuth: [] }, { OAuth2: ["ledger:read"] }]);
+    expect(doc.paths["/credits"].get.security).toEqual([{ OAuth2: ["ledger:read"] }]);
+    expect(doc.paths["/auth/verify-token"].post.security).toEqual([{ OAuth2: [] }]);
     expect(doc.components.securitySchemes.ApiKeyAuth.scheme).toBe("bearer");
   });
 

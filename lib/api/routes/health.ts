@@ -13,10 +13,10 @@ const DATABASE_TIMEOUT_MS = 2_000;
 const route = createRoute({
   method: "get",
   path: "/health",
+  operationId: "getHealth",
   tags: ["Metadata"],
   summary: "Readiness: the instance and its database answer",
   description: "An extension of the contract for load balancers and orchestrators (docs/deployment.md). Not rate-limited, no authentication.",
-  security: [],
   responses: {
     200: { description: "Ready", content: { "application/json": { schema: HealthResponseSchema } } },
     503: { description: "The database does not answer", content: { "application/json": { schema: PublicApiErrorSchema } } },

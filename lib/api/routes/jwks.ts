@@ -9,9 +9,9 @@ export const JwksSchema = z.object({ keys: z.array(z.record(z.string(), z.unknow
 const route = createRoute({
   method: "get",
   path: "/oauth/jwks",
+  operationId: "getJwks",
   tags: ["OAuth"],
   summary: "JSON Web Key Set of the token signing keys",
-  security: [],
   responses: { 200: { description: "JWKS", content: { "application/json": { schema: JwksSchema } } } },
 });
 
@@ -30,5 +30,5 @@ export const WELL_KNOWN_JWKS_PATH = "/.well-known/jwks.json";
 export function registerJwks(app: ApiApp) {
   app.openapi(route, jwksHandler);
   // Published in the description too; its server is the site root, not `/api/v1`.
-  app.openAPIRegistry.registerPath({ ...route, path: WELL_KNOWN_JWKS_PATH, servers: [{ url: "/" }] });
+  app.openAPIRegistry.registerPath({ ...route, path: WELL_KNOWN_JWKS_PATH, operationId: "getWellKnownJwks", servers: [{ url: "/" }] });
 }

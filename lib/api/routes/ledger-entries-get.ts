@@ -1,9 +1,8 @@
 // GET /api/v1/auth/credits/ledger/{entry_id} — one ledger row
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { apiResponse, security } from "../../http/schemas";
+import { apiResponse } from "../../http/schemas";
 import { ownersOfLedgerEntry } from "../../audit/access";
 import { getLedgerEntry } from "../../audit/ledger-history";
 import { LedgerListQuery } from "../../audit/query-schemas";
@@ -13,10 +12,9 @@ import { LedgerItemSchema } from "../../audit/schemas";
 const route = createRoute({
   method: "get",
   path: "/auth/credits/ledger/{entry_id}",
+  operationId: "getLedgerEntry",
   tags: ["Credits ledger"],
   summary: "One ledger row (JWT)",
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   request: {
     params: z.object({ entry_id: z.string().min(1).max(200) }),
     query: z.object({ account_id: LedgerListQuery.shape.account_id }),

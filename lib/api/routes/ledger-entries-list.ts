@@ -1,9 +1,8 @@
 // GET /api/v1/auth/credits/ledger — ledger rows, with the matching total and an optional summary
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { apiResponse, security } from "../../http/schemas";
+import { apiResponse } from "../../http/schemas";
 import { listLedgerEntries } from "../../audit/ledger-history";
 import { LedgerListQuery, ledgerFilters } from "../../audit/query-schemas";
 import { auditErrorResponses, auditRead } from "../audit-route-support";
@@ -13,13 +12,12 @@ import { parseBucket } from "../../audit/time-window";
 const route = createRoute({
   method: "get",
   path: "/auth/credits/ledger",
+  operationId: "listLedgerEntries",
   tags: ["Credits ledger"],
   summary: "Ledger rows, newest first, with the matching total and an optional summary (JWT)",
   description:
     "Contract 4.3. `min_credits`/`max_credits` bound the absolute amount. `summary=true` adds the 2.7 ledger summary (last 24 hours without dates). " +
     "Extension: `tz` (IANA zone) sets bucket boundaries and is echoed in the summary; `scope=all` selects every entry type.",
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   request: { query: LedgerListQuery },
   responses: {
     200: { description: "A page of ledger rows", content: { "application/json": { schema: apiResponse(LedgerListSchema, "LedgerListResponse") } } },

@@ -1,9 +1,8 @@
 // GET /api/v1/auth/credits/ledger-readiness — can the range be served from the ledger alone?
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { apiResponse, security } from "../../http/schemas";
+import { apiResponse } from "../../http/schemas";
 import { ledgerReadiness } from "../../audit/ledger-readiness";
 import { ReadinessQuery } from "../../audit/query-schemas";
 import { auditErrorResponses, auditRead } from "../audit-route-support";
@@ -12,6 +11,7 @@ import { ReadinessSchema } from "../../audit/schemas";
 const route = createRoute({
   method: "get",
   path: "/auth/credits/ledger-readiness",
+  operationId: "getLedgerReadiness",
   tags: ["Credits ledger"],
   summary: "Whether the account history in a range can be served from the ledger (JWT)",
   description:
@@ -20,8 +20,6 @@ const route = createRoute({
     "consume_payment_refund) has exactly one event; the balance chain is continuous (each balance_before equals the previous row's " +
     "balance_after, balance_after = balance_before + amount_credits); the sum of amounts equals the balance delta; and, for an open-ended range, " +
     "the last balance equals the account's current credits. Without dates: the whole history.",
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   request: { query: ReadinessQuery },
   responses: {
     200: { description: "The readiness verdict and each check", content: { "application/json": { schema: apiResponse(ReadinessSchema, "LedgerReadinessResponse") } } },

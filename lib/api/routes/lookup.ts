@@ -1,9 +1,8 @@
 // GET /api/v1/auth/lookup?id= — any id to one reconciled timeline (extension)
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { apiResponse, security } from "../../http/schemas";
+import { apiResponse } from "../../http/schemas";
 import { ownersOfAnyId } from "../../audit/access";
 import { lookupId } from "../../audit/lookup";
 import { LookupQuery } from "../../audit/query-schemas";
@@ -13,14 +12,13 @@ import { LookupSchema } from "../../audit/schemas";
 const route = createRoute({
   method: "get",
   path: "/auth/lookup",
+  operationId: "lookupId",
   tags: ["Usage audit"],
   summary: "Resolve any id to its timeline and reconciliation verdict (JWT)",
   description:
     `${EXTENSION} Accepts an execution_id, search_id, usage event id, ledger entry id or session_id and returns everything around it: ` +
     "the search and its Inspect events, each Call (execution row, usage event, ledger rows, balance change) with a reconciliation " +
     "verdict naming any missing link, a time-ordered timeline, and an overall verdict. The dashboard's Executions page reads it.",
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   request: { query: LookupQuery },
   responses: {
     200: { description: "The timeline", content: { "application/json": { schema: apiResponse(LookupSchema, "LookupResponse") } } },

@@ -8,10 +8,11 @@ import type { AuthContext } from "../../auth/auth-context";
 import { apiAudience, issuer } from "../../auth/issuer";
 import { DomainError } from "../../errors";
 import { SCOPES } from "../../oauth/scopes";
-import { authenticateBearer } from "../../http/auth";
+import { authenticateBearer, authorizeAccess } from "../../http/auth";
+import { OPERATION_ACCESS } from "../access";
 import { clientIp, consumeRateLimit } from "../../http/rate-limit";
 import { publicApiError } from "../../http/responses";
-import { PublicApiErrorSchema, security } from "../../http/schemas";
+import { PublicApiErrorSchema } from "../../http/schemas";
 import { publicUrl } from "../../env";
 import { buildMcpServer, mcpCaller } from "../../mcp/tollgate-mcp-server";
 import { buildDirectMcpServer } from "../../mcp/direct-mcp-server";
@@ -24,17 +25,23 @@ function resourceMetadataUrl(): string {
   return `${publicUrl()}${PROTECTED_RESOURCE_PATH}`;
 }
 
+const access = OPERATION_ACCESS.mcpPost;
+
 async function handleMcp(c: Context<ApiEnv>) {
   c.env.operation = `${c.req.method} ${MCP_PATH}`;
   let auth: AuthContext;
   try {
-    auth = await authenticateBearer(c.env.db, c.req.header("authorization"));
+    auth = await authenticateBearer(c.env.db, c.req.header("authorization"), access.accepts);
   } catch (err) {
     if (!(err instanceof DomainError) || err.code !== "unauthorized") throw err;
     await consumeRateLimit(c, "execute", `ip:${clientIp(c)}`);
-    c.header("WWW-Authenticate", `Bearer resource_metadata="${resourceMetadataUrl()}", error="invalid_token", error_description="${err.message.replaceAll('"', "'")}"`);
+    // RFC 6750 section 3.1: no error code when the request carried no credential at all.
+    const error = err.details?.challenge === "none" ? "" : `, error="invalid_token", error_description="${err.message.replaceAll('"', "'")}"`;
+    c.header("WWW-Authenticate", `Bearer resource_metadata="${resourceMetadataUrl()}"${error}`);
     return publicApiError(c, 401, err.message, { guidance: "Send `Authorization: Bearer <API_KEY>` or an OAuth access token (see resource_metadata in WWW-Authenticate).", remaining_credits: null });
   }
+  // Each tool checks its own scope too (discover, inspect, probe: tools:read; call: tools:execute).
+  authorizeAccess(auth, access);
   c.env.accountId = auth.accountId;
   // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
   if (c.req.method !== "POST") {
@@ -89,7 +96,6 @@ export function registerMcp(app: ApiApp) {
         source: z.string().optional().openapi({ description: "Direct mode: only the tools imported from this catalog source" }),
       }),
     },
-    security: security.apiKeyOrJwt,
     description:
       "The MCP Streamable HTTP transport (stateless; JSON responses). Tools: discover, inspect, probe, call — the Discover, Inspect, Probe and Call " +
       "operations with the same credentials, rate limits and reason codes. Errors of the contract come back as tool results with isError. docs/mcp.md.",
@@ -101,16 +107,16 @@ export function registerMcp(app: ApiApp) {
       406: { description: "The client does not accept both application/json and text/event-stream (JSON-RPC error object)", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } },
     },
   };
-  app.openAPIRegistry.registerPath({ ...described, method: "post", summary: "MCP: one JSON-RPC message (initialize, tools/list, tools/call, ...)" });
-  app.openAPIRegistry.registerPath({ ...described, method: "get", summary: "MCP: server-to-client stream (not offered: 405)" });
-  app.openAPIRegistry.registerPath({ ...described, method: "delete", summary: "MCP: end a session (none in stateless mode: 405)" });
+  app.openAPIRegistry.registerPath({ ...described, method: "post", operationId: "mcpPost", summary: "MCP: one JSON-RPC message (initialize, tools/list, tools/call, ...)" });
+  app.openAPIRegistry.registerPath({ ...described, method: "get", operationId: "mcpGet", summary: "MCP: server-to-client stream (not offered: 405)" });
+  app.openAPIRegistry.registerPath({ ...described, method: "delete", operationId: "mcpDelete", summary: "MCP: end a session (none in stateless mode: 405)" });
   app.openAPIRegistry.registerPath({
     method: "get",
     path: PROTECTED_RESOURCE_PATH,
+    operationId: "getProtectedResourceMetadata",
     servers: [{ url: "/" }],
     tags: ["OAuth"],
     summary: "Protected resource metadata (RFC 9728): the authorization server MCP clients get tokens from",
-    security: [],
     responses: { 200: { description: "Metadata", content: { "application/json": { schema: ProtectedResourceSchema } } } },
   });
 }

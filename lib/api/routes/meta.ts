@@ -14,9 +14,9 @@ export const MetaResponseSchema = z
 const route = createRoute({
   method: "get",
   path: "/meta",
+  operationId: "getMeta",
   tags: ["Metadata"],
   summary: "Published API contract version",
-  security: [],
   responses: { 200: { description: "Contract version", content: { "application/json": { schema: MetaResponseSchema } } } },
 });
 

@@ -1,20 +1,18 @@
 // GET /api/v1/auth/notifications — the account's notifications, newest first, and the unread count (extension)
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { accountErrorResponses, apiResponse, security } from "../../http/schemas";
+import { accountErrorResponses, apiResponse } from "../../http/schemas";
 import { listNotifications } from "../../alerts/notifications";
 import { ALERTS_EXTENSION, NotificationListQuerySchema, NotificationListSchema } from "./alerts-schemas";
 
 const route = createRoute({
   method: "get",
   path: "/auth/notifications",
+  operationId: "listNotifications",
   tags: ["Alerts and webhooks"],
   summary: "The account's notifications (thresholds crossed), newest first, with the unread count (JWT)",
   description: ALERTS_EXTENSION,
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   request: { query: NotificationListQuerySchema },
   responses: {
     200: { description: "Notifications", content: { "application/json": { schema: apiResponse(NotificationListSchema, "NotificationListResponse") } } },

@@ -22,11 +22,11 @@ export const AuthorizationRequestQuerySchema = z
 const route = createRoute({
   method: "get",
   path: "/oauth/authorize",
+  operationId: "authorize",
   tags: ["OAuth"],
   summary: "Authorization endpoint (code grant with PKCE S256)",
   description:
     "Validates the request and sends the browser to the dashboard's consent page; the signed-in dashboard session is the user's login. Approval redirects to `redirect_uri` with `code`, `state` and `iss` (RFC 9207); errors after the client and redirect URI are known are sent there too (`error`, `error_description`, `state`).",
-  security: [],
   request: { query: AuthorizationRequestQuerySchema },
   responses: {
     302: { description: "To the consent page, or back to the client's redirect_uri with an error" },

@@ -12,7 +12,6 @@ import {
   DeviceAuthorizationResponseSchema,
   OAuthRateLimitResponseSchema,
   jsonContent,
-  oauthClientSecurity,
   oauthErrorContent,
   rateLimitHeaders,
 } from "./oauth-schemas";
@@ -32,11 +31,11 @@ const rateLimit: MiddlewareHandler<ApiEnv> = async (c, next) => {
 const route = createRoute({
   method: "post",
   path: "/oauth/device/authorize",
+  operationId: "authorizeDevice",
   tags: ["OAuth"],
   summary: "Device authorization (RFC 8628): a device code for the client, a user code for the person",
   description:
     "The person opens `verification_uri` in the dashboard, signs in, enters `user_code` (or opens `verification_uri_complete`) and approves or denies for their account; meanwhile the client polls the token endpoint with the device_code grant.",
-  security: oauthClientSecurity,
   middleware: [requireFormEncoded(), rateLimit] as const,
   request: { body: { content: { "application/x-www-form-urlencoded": { schema: DeviceAuthorizationRequestSchema } }, required: true } },
   responses: {

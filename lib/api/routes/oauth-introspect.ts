@@ -15,11 +15,11 @@ import {
 const route = createRoute({
   method: "post",
   path: "/oauth/introspect",
+  operationId: "introspectToken",
   tags: ["OAuth"],
   summary: "Introspect an access or delegation token (RFC 7662)",
   description:
     "For allow-listed confidential Resource Server clients (HTTP Basic). `resource` must equal the client's registered resource and the token's audience. An invalid, expired, revoked or wrong-audience token answers exactly `{\"active\": false}`.",
-  security: [{ OAuthClientBasic: [] }],
   middleware: [requireFormEncoded()] as const,
   request: { body: { content: { "application/x-www-form-urlencoded": { schema: IntrospectionRequestSchema } }, required: true } },
   responses: {

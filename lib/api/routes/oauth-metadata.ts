@@ -17,10 +17,10 @@ export function registerOAuthMetadata(app: ApiApp) {
   app.openAPIRegistry.registerPath({
     method: "get",
     path: OAUTH_METADATA_PATH,
+    operationId: "getAuthorizationServerMetadata",
     servers: [{ url: "/" }],
     tags: ["OAuth"],
     summary: "Authorization server metadata (RFC 8414); its jwks_uri is /.well-known/jwks.json",
-    security: [],
     responses: { 200: jsonContent(AuthorizationServerMetadataSchema, "Metadata") },
   });
 }

@@ -4,16 +4,16 @@ import type { ApiApp } from "../../http/context";
 import { oauthFormHook, requireFormEncoded } from "../../http/oauth-errors";
 import { authenticateClient } from "../../oauth/client-auth";
 import { revokeToken } from "../../oauth/revoke";
-import { EmptyObjectSchema, RevocationRequestSchema, jsonContent, oauthClientSecurity, oauthErrorContent } from "./oauth-schemas";
+import { EmptyObjectSchema, RevocationRequestSchema, jsonContent, oauthErrorContent } from "./oauth-schemas";
 
 const route = createRoute({
   method: "post",
   path: "/oauth/revoke",
+  operationId: "revokeToken",
   tags: ["OAuth"],
   summary: "Revoke a refresh, access or delegation token (RFC 7009)",
   description:
     "A refresh token revokes its whole family and the access tokens issued with it; a revoked access or delegation token then fails at introspection, at JWT endpoints and at Call. Unknown, invalid and expired tokens also answer 200 `{}`.",
-  security: oauthClientSecurity,
   middleware: [requireFormEncoded()] as const,
   request: { body: { content: { "application/x-www-form-urlencoded": { schema: RevocationRequestSchema } }, required: true } },
   responses: {

@@ -21,9 +21,6 @@ export const OAuthRateLimitResponseSchema = z
 
 export const jsonContent = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
 
-/** OAuth client authentication in the OpenAPI description: HTTP Basic, or none (public client_id). */
-export const oauthClientSecurity: Record<string, string[]>[] = [{ OAuthClientBasic: [] }, {}];
-
 export const oauthErrorContent = (description: string) => jsonContent(OAuthErrorResponseSchema, description);
 
 export const rateLimitHeaders = z.object({

@@ -15,18 +15,17 @@ import {
   OAuthTokenExchangeResponseSchema,
   TOKEN_ARRAY_FIELDS,
   TokenRequestSchema,
-  oauthClientSecurity,
   oauthErrorContent,
 } from "./oauth-schemas";
 
 const route = createRoute({
   method: "post",
   path: "/oauth/token",
+  operationId: "requestToken",
   tags: ["OAuth"],
   summary: "Token endpoint: authorization_code (PKCE S256), refresh_token (rotating), device_code, token exchange (RFC 8693)",
   description:
     "Token exchange needs HTTP Basic authentication of a confidential Agent Runtime client; `subject_token`, `subject_token_type`, `resource` and `scope` are required together. The delegation token lives at most 600 s (never longer than the subject token) and never comes with a refresh token.",
-  security: oauthClientSecurity,
   middleware: [requireFormEncoded()] as const,
   request: { body: { content: { "application/x-www-form-urlencoded": { schema: TokenRequestSchema } }, required: true } },
   responses: {
@@ -58,11 +57,6 @@ function validationHook<T>(result: { success: true; data: T } | { success: false
 const list = (value: string | string[] | undefined) => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
 
 export function registerOAuthToken(app: ApiApp) {
-  app.openAPIRegistry.registerComponent("securitySchemes", "OAuthClientBasic", {
-    type: "http",
-    scheme: "basic",
-    description: "OAuth client authentication: `Authorization: Basic base64(client_id:client_secret)` for confidential clients",
-  });
   app.openapi(
     route,
     async (c) => {

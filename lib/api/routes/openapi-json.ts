@@ -5,9 +5,9 @@ import type { ApiApp } from "../../http/context";
 const route = createRoute({
   method: "get",
   path: "/openapi.json",
+  operationId: "getOpenApiJson",
   tags: ["Metadata"],
   summary: "This OpenAPI 3.1 description (JSON)",
-  security: [],
   responses: { 200: { description: "This OpenAPI 3.1 description (JSON)", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } } },
 });
 

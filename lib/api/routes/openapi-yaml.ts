@@ -6,9 +6,9 @@ import type { ApiApp } from "../../http/context";
 const route = createRoute({
   method: "get",
   path: "/openapi.yaml",
+  operationId: "getOpenApiYaml",
   tags: ["Metadata"],
   summary: "This OpenAPI 3.1 description (YAML)",
-  security: [],
   responses: { 200: { description: "This OpenAPI 3.1 description (YAML)", content: { "application/yaml": { schema: z.record(z.string(), z.unknown()) } } } },
 });
 

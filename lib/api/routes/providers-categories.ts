@@ -1,9 +1,8 @@
 // GET /api/v1/providers/categories — provider category slugs
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { apiResponse, authErrorResponses, security } from "../../http/schemas";
+import { apiResponse, authErrorResponses } from "../../http/schemas";
 import { listProviderCategories } from "../../search/list-providers";
 
 const CategoryListSchema = z.object({
@@ -14,10 +13,9 @@ const CategoryListSchema = z.object({
 const route = createRoute({
   method: "get",
   path: "/providers/categories",
+  operationId: "listProviderCategories",
   tags: ["Providers"],
   summary: "Every provider category slug, with how many providers declare it",
-  security: security.apiKey,
-  middleware: [requireAuth("api_key")] as const,
   responses: {
     200: { description: "Category slugs, sorted", content: { "application/json": { schema: apiResponse(CategoryListSchema, "ProviderCategoryListResponse") } } },
     ...authErrorResponses,

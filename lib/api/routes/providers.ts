@@ -1,9 +1,8 @@
 // GET /api/v1/providers — list providers (filter, page, sort)
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { HTTPValidationErrorSchema, apiResponse, authErrorResponses, security } from "../../http/schemas";
+import { HTTPValidationErrorSchema, apiResponse, authErrorResponses } from "../../http/schemas";
 import { negotiateLang } from "../../search/lang";
 import { listProviders, providerSortFields } from "../../search/list-providers";
 
@@ -14,7 +13,7 @@ export const ProvidersQuerySchema = z.object({
     .transform((v) => v?.split(",").map((c) => c.trim()).filter(Boolean))
     .openapi({ description: "Comma-separated categories; a provider matches when it has any of them", example: "finance,time" }),
   query: z.string().max(200).optional().openapi({ description: "Case-insensitive text in the provider's id, name or description" }),
-  skip: z.coerce.number().int().min(0).default(0),
+  skip: z.coerce.number().int().min(0).default(0).openapi({ type: "integer" }),
   limit: z.coerce.number().int().min(1).max(100).default(50),
   sort_by: z
     .enum(providerSortFields, { error: `sort_by must be one of ${providerSortFields.join(", ")}` })
@@ -48,10 +47,9 @@ const ProviderListSchema = z.object({
 const route = createRoute({
   method: "get",
   path: "/providers",
+  operationId: "listProviders",
   tags: ["Providers"],
   summary: "List providers with filtering, paging and sorting",
-  security: security.apiKey,
-  middleware: [requireAuth("api_key")] as const,
   request: { query: ProvidersQuerySchema },
   responses: {
     200: { description: "Providers", content: { "application/json": { schema: apiResponse(ProviderListSchema, "ProviderListResponse") } } },

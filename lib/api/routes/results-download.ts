@@ -8,10 +8,10 @@ import { openStoredResult } from "../../execution/result-store";
 const route = createRoute({
   method: "get",
   path: "/results/{execution_id}",
+  operationId: "downloadResult",
   tags: ["Call"],
   summary: "Download the full content of a truncated Call result",
   description: "The URL is returned as `full_content_file_url`; its signature is the authorisation. Use it as is.",
-  security: [],
   request: {
     params: z.object({ execution_id: z.string() }),
     query: z.object({ expires: z.string(), sig: z.string() }),

@@ -6,6 +6,7 @@ import { bearer, seedAccount } from "../../testing/fixtures";
 import { importDemoCatalog, importManifest } from "../../testing/catalog";
 import { searches, tools, usageEvents } from "../../db/schema";
 import { revokeApiKey } from "../../auth/api-keys";
+import { issueAccessToken } from "../../auth/jwt";
 import type { Database } from "../../db/types";
 
 let database: Database;
@@ -188,13 +189,16 @@ describe("POST /search request and response", () => {
     }
   });
 
-  it("401 for a revoked key and for a JWT (Discover takes API keys only)", async () => {
+  it("401 for a revoked key; a user's OAuth token searches only with the tools:read scope", async () => {
     const other = await seedAccount(database.db);
     await revokeApiKey(database.db, { id: other.apiKeyId });
-    for (const token of [other.apiKey, seed.accessToken]) {
-      const res = await fetch(`${server.url}/api/v1/search`, { method: "POST", headers: { "content-type": "application/json", ...bearer(token) }, body: JSON.stringify({ query: "x" }) });
-      expect(res.status).toBe(401);
-    }
+    const search = (token: string) => fetch(`${server.url}/api/v1/search`, { method: "POST", headers: { "content-type": "application/json", ...bearer(token) }, body: JSON.stringify({ query: "x" }) });
+    expect((await search(other.apiKey)).status).toBe(401);
+    const token = async (scope: string) => (await issueAccessToken(database.db, { userId: seed.userId, accountId: seed.accountId, role: "owner", scope, ttlSeconds: 600 })).accessToken;
+    const refused = await search(await token("usage:read ledger:read"));
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("www-authenticate")).toBe('Bearer realm="tollgate", error="insufficient_scope", scope="tools:read", error_description="This access token lacks the tools:read scope (it holds usage:read ledger:read); ask for it when the token is granted"');
+    expect((await search(await token("tools:read"))).status).toBe(200);
   });
 
   it("stores every search and writes a free `search` usage event", async () => {

@@ -1,8 +1,7 @@
 // POST /api/v1/search — Discover
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
-import { HTTPValidationErrorSchema, PublicApiErrorSchema, authErrorResponses, security } from "../../http/schemas";
+import { HTTPValidationErrorSchema, PublicApiErrorSchema, authErrorResponses } from "../../http/schemas";
 import { env } from "../../env";
 import { negotiateLang } from "../../search/lang";
 import { SearchRequestSchema, SearchResponseSchema } from "../../search/schemas";
@@ -13,13 +12,12 @@ const searchResponse = (description: string) => ({ description, content: { "appl
 const route = createRoute({
   method: "post",
   path: "/search",
+  operationId: "searchTools",
   tags: ["Discover"],
   summary: "Find capabilities for a natural-language query",
   description:
     "Ranks the active catalog (see docs/search.md). Every search is stored under its `search_id` and recorded as a `search` usage event. " +
     "Free unless the deployment sets SEARCH_PRICE_CREDITS, in which case an account without enough credits gets a 402 search response.",
-  security: security.apiKey,
-  middleware: [requireAuth("api_key", "search")] as const,
   request: {
     body: { content: { "application/json": { schema: SearchRequestSchema } }, required: true },
   },

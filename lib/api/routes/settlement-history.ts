@@ -1,9 +1,8 @@
 // GET /api/v1/auth/account/settlement-history — daily settlement feed from the sealed ledger summary
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { apiResponse, security } from "../../http/schemas";
+import { apiResponse } from "../../http/schemas";
 import { SettlementHistoryQuery } from "../../audit/query-schemas";
 import { auditErrorResponses, auditRead } from "../audit-route-support";
 import { SettlementHistorySchema } from "../../audit/schemas";
@@ -12,14 +11,13 @@ import { settlementHistory } from "../../audit/settlement-history";
 const route = createRoute({
   method: "get",
   path: "/auth/account/settlement-history",
+  operationId: "listSettlementHistory",
   tags: ["Credits ledger"],
   summary: "Settlement history: one item per UTC day with ledger activity, newest first (JWT)",
   description:
     "Closed days are served from the immutable daily ledger summary, written once when the day is sealed (ten minutes after it ends) and " +
     "its ledger readiness checks pass. Today, and any day whose checks failed, are computed live and marked `source: live` with their " +
     "`ready` verdict. Paged by an opaque cursor on the day. Days are UTC days.",
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   request: { query: SettlementHistoryQuery },
   responses: {
     200: { description: "A page of settlement days", content: { "application/json": { schema: apiResponse(SettlementHistorySchema, "SettlementHistoryResponse") } } },

@@ -1,8 +1,7 @@
 // POST /api/v1/tools/by-ids — Inspect
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
-import { HTTPValidationErrorSchema, PublicApiErrorSchema, authErrorResponses, security } from "../../http/schemas";
+import { HTTPValidationErrorSchema, PublicApiErrorSchema, authErrorResponses } from "../../http/schemas";
 import { inspectTools } from "../../search/inspect-tools";
 import { negotiateLang } from "../../search/lang";
 import { InspectRequestSchema, InspectResponseSchema } from "../../search/schemas";
@@ -14,14 +13,13 @@ export const UpstreamErrorSchema = z
 const route = createRoute({
   method: "post",
   path: "/tools/by-ids",
+  operationId: "inspectTools",
   tags: ["Inspect"],
   summary: "Full parameter schemas, examples, quality and cost signals for tool ids",
   description:
     "Results follow the request order. Ids that are unknown or retired are listed in `unknown_tool_ids` (and named in `error_message`); " +
     "the request still succeeds for the others. Tools of an MCP provider with a live schema answer with the params its server lists now " +
     "(cached 30 s); 504 when that `tools/list` times out, 502 when it fails. Recorded as a `search_by_ids` usage event.",
-  security: security.apiKey,
-  middleware: [requireAuth("api_key", "inspect")] as const,
   request: {
     body: { content: { "application/json": { schema: InspectRequestSchema } }, required: true },
   },

@@ -2,11 +2,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
 import type { AuthContext } from "../../auth/auth-context";
-import { requireCallAuth } from "../../http/call-auth";
 import { setResponseHeader } from "../../http/headers";
 import { zodIssuesToDetail } from "../../http/errors";
 import { ValidationIssueSchema } from "../../errors";
-import { PublicApiErrorSchema, authErrorResponses, security } from "../../http/schemas";
+import { PublicApiErrorSchema, authErrorResponses } from "../../http/schemas";
 import { callTool, type CallPhase, type Caller } from "../../execution/call-tool";
 import { DEFAULT_MAX_RESPONSE_SIZE } from "../../execution/shape-result";
 import { msSince } from "../../timing";
@@ -25,8 +24,7 @@ export const ExecuteBodySchema = z
       .refine((v) => v === -1 || v >= 1, "max_response_size must be -1 (no limit) or a positive number of bytes")
       .default(DEFAULT_MAX_RESPONSE_SIZE),
     respond_with: z.string().max(2000).optional().openapi({ description: "`full` (default), `fields:<JSONPath,...>` rooted at result.data, or `summary`" }),
-  })
-  .openapi("ExecuteRequest");
+  });
 
 export const CallResponseSchema = z
   .object({
@@ -51,11 +49,10 @@ const json = (description: string) => ({ description, content: { "application/js
 const route = createRoute({
   method: "post",
   path: "/tools/execute",
+  operationId: "executeTool",
   tags: ["Call"],
   summary: "Call a tool through its provider (metered per billing_rule)",
   description: "Bearer: an API key, or an agent's delegation token from the token exchange grant (its tool and provider lists and `max_credits` are enforced; its `run_id` and `model` are recorded). A user's ordinary access token is refused.",
-  security: security.apiKeyOrJwt,
-  middleware: [requireCallAuth()] as const,
   request: {
     query: z.object({ tool_id: z.string().optional() }),
     headers: z.object({
@@ -98,10 +95,10 @@ function serverTiming(timings: Partial<Record<CallPhase | "request", number>>): 
   return out;
 }
 
-/** The Caller of a request authenticated by requireCallAuth (an API key or a delegation token). */
+/** The Caller of an authenticated Call (its row of the access table admits an API key or a delegation token). */
 function callerOf(auth: AuthContext): Caller {
   if (auth.kind === "api_key") return { accountId: auth.accountId, apiKeyId: auth.apiKeyId, userId: null };
-  if (auth.kind === "jwt") throw new Error("unreachable: requireCallAuth accepts no user access token");
+  if (auth.kind === "jwt") throw new Error("unreachable: Call admits no user access token");
   const { claims } = auth;
   return {
     accountId: auth.accountId,

@@ -1,11 +1,10 @@
 // POST /api/v1/tools/probe — Probe: free validation and quote, never executes
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { zodIssuesToDetail } from "../../http/errors";
 import { publicApiError } from "../../http/responses";
 import { ValidationIssueSchema } from "../../errors";
-import { PublicApiErrorSchema, authErrorResponses, security } from "../../http/schemas";
+import { PublicApiErrorSchema, authErrorResponses } from "../../http/schemas";
 import { probeChecks, probeTool } from "../../execution/probe-tool";
 
 export const ProbeBodySchema = z
@@ -13,8 +12,7 @@ export const ProbeBodySchema = z
     parameters: z.record(z.string(), z.unknown()).default({}),
     checks: z.array(z.enum(probeChecks)).max(4).optional().openapi({ description: "Default: schema and quote" }),
     live_budget: z.string().optional().openapi({ description: "Only `none` (validation only) is offered" }),
-  })
-  .openapi("ProbeRequest");
+  });
 
 const Verdict = z.object({ verdict: z.literal("unknown"), reason: z.string() });
 export const ProbeResponseSchema = z
@@ -35,10 +33,9 @@ const error = (description: string) => ({ description, content: { "application/j
 const route = createRoute({
   method: "post",
   path: "/tools/probe",
+  operationId: "probeTool",
   tags: ["Probe"],
   summary: "Validate parameters and quote a Call without executing it (free)",
-  security: security.apiKey,
-  middleware: [requireAuth("api_key", "probe")] as const,
   request: {
     query: z.object({ tool_id: z.string().min(1) }),
     body: { content: { "application/json": { schema: ProbeBodySchema } }, required: false },

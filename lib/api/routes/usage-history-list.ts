@@ -1,9 +1,8 @@
 // GET /api/v1/auth/usage/history/v2 — usage events, with the matching total and an optional summary
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { apiResponse, security } from "../../http/schemas";
+import { apiResponse } from "../../http/schemas";
 import { ownersOfFocus } from "../../audit/access";
 import { UsageListQuery, usageFilters } from "../../audit/query-schemas";
 import { auditErrorResponses, auditRead } from "../audit-route-support";
@@ -14,13 +13,12 @@ import { listUsageEvents } from "../../audit/usage-history";
 const route = createRoute({
   method: "get",
   path: "/auth/usage/history/v2",
+  operationId: "listUsageEvents",
   tags: ["Usage audit"],
   summary: "Usage events, newest first, with the matching total and an optional summary (JWT)",
   description:
     "Contract 4.2. Filters combine with AND. Anomalies are computed on read. `summary=true` adds the 2.7 usage summary " +
     "(last 24 hours without dates; `bucket` automatic). Extension: `tz` (IANA zone) sets bucket boundaries and is echoed in the summary.",
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   request: { query: UsageListQuery },
   responses: {
     200: { description: "A page of usage events", content: { "application/json": { schema: apiResponse(UsageHistorySchema, "UsageHistoryResponse") } } },

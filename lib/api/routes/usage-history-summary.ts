@@ -1,9 +1,8 @@
 // GET /api/v1/auth/usage/history/v2/summary — Usage feed
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { apiResponse, security } from "../../http/schemas";
+import { apiResponse } from "../../http/schemas";
 import { ownersOfFocus } from "../../audit/access";
 import { UsageFeedQuery, usageFilters } from "../../audit/query-schemas";
 import { auditErrorResponses, auditRead } from "../audit-route-support";
@@ -13,11 +12,10 @@ import { usageFeed } from "../../audit/usage-history";
 const route = createRoute({
   method: "get",
   path: "/auth/usage/history/v2/summary",
+  operationId: "listUsageSummary",
   tags: ["Usage audit"],
   summary: "Lightweight usage feed paged by keyset cursor (JWT)",
   description: "Same filters as the list. Newest first; `next_cursor` is an opaque keyset position on (created_at, id), so rows written meanwhile never shift later pages.",
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   request: { query: UsageFeedQuery },
   responses: {
     200: { description: "A page of the feed", content: { "application/json": { schema: apiResponse(UsageFeedSchema, "UsageFeedResponse") } } },

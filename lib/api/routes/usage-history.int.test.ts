@@ -585,7 +585,7 @@ describe("OpenAPI", () => {
       "/auth/account/settlement-history",
       "/auth/lookup",
     ]) {
-      expect(doc.paths[path]?.get?.security, path).toEqual([{ JwtAuth: [] }]);
+      expect(doc.paths[path]?.get?.security, path).toEqual([{ OAuth2: [path.includes("/usage/") || path === "/auth/lookup" ? "usage:read" : "ledger:read"] }]);
     }
     const tz = doc.paths["/auth/usage/history/v2"].get.parameters.find((p: { name: string }) => p.name === "tz");
     expect(tz.description).toMatch(/Extension/);

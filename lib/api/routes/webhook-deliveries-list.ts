@@ -1,9 +1,8 @@
 // GET /api/v1/auth/webhooks/{endpoint_id}/deliveries — an endpoint's deliveries with their attempts (extension)
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
 import { apiOk } from "../../http/responses";
-import { accountErrorResponses, apiResponse, security } from "../../http/schemas";
+import { accountErrorResponses, apiResponse } from "../../http/schemas";
 import { listWebhookDeliveries } from "../../webhooks/deliveries";
 import { ALERTS_EXTENSION, notFoundResponse } from "./alerts-schemas";
 import { EndpointIdParam, WebhookDeliverySchema } from "./webhooks-schemas";
@@ -11,11 +10,10 @@ import { EndpointIdParam, WebhookDeliverySchema } from "./webhooks-schemas";
 const route = createRoute({
   method: "get",
   path: "/auth/webhooks/{endpoint_id}/deliveries",
+  operationId: "listWebhookDeliveries",
   tags: ["Alerts and webhooks"],
   summary: "The delivery log of one endpoint: deliveries newest first, each with its attempts and status codes (JWT)",
   description: ALERTS_EXTENSION,
-  security: security.jwt,
-  middleware: [requireAuth("jwt")] as const,
   request: {
     params: EndpointIdParam,
     query: z.object({ limit: z.coerce.number().int().min(1).max(200).optional().openapi({ description: "At most this many (default 50)" }) }),

