@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { and, eq, sql } from "drizzle-orm";
 import { createTestDatabase } from "../testing/database";
 import { startTestServer, type TestServer } from "../testing/server";
-import { bearer, seedAccount } from "../testing/fixtures";
+import { bearer, callApi, seedAccount } from "../testing/fixtures";
 import { importDemoCatalog } from "../testing/catalog";
 import { operationsAccepting, operationsWithAccountId } from "../testing/openapi-ids";
 import type { OpenApiDocument } from "../testing/openapi-arbitrary";
@@ -21,7 +21,6 @@ import type { Database } from "../db/types";
  */
 
 type Seeded = Awaited<ReturnType<typeof seedAccount>>;
-type Json = ReturnType<typeof JSON.parse>;
 
 const COMPOUND = "builtin.finance.compound_interest";
 const COMPOUND_PARAMS = { principal: 100, annual_rate_percent: 5, years: 2 };
@@ -38,21 +37,7 @@ const own = {} as { executionId: string; usageEventId: string; ledgerEntryId: st
 /** The other account's Call and its audit rows, which support reads. */
 const theirs = {} as { executionId: string; usageEventId: string; ledgerEntryId: string };
 
-async function api(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: Json; headers: Headers }> {
-  const res = await fetch(`${server.url}/api/v1${path}`, {
-    method,
-    headers: { ...bearer(token), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let parsed: Json = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // CSV exports stay text.
-  }
-  return { status: res.status, body: parsed, headers: res.headers };
-}
+const api = (method: string, path: string, token: string, body?: unknown) => callApi(server.url, method, path, token, body);
 
 async function chargedCall(seeded: Seeded) {
   const call = await api("POST", "/tools/execute", seeded.apiKey, { tool_id: COMPOUND, parameters: COMPOUND_PARAMS });

@@ -21,3 +21,22 @@ export async function seedAccount(db: Db, options: { credits?: string; role?: Us
 export function bearer(token: string): Record<string, string> {
   return { Authorization: `Bearer ${token}` };
 }
+
+type Json = ReturnType<typeof JSON.parse>;
+
+/** One request to the API as a client sends it (a JSON body when given); a JSON answer parsed, another (CSV) as text. */
+export async function callApi(baseUrl: string, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: Json; headers: Headers }> {
+  const res = await fetch(`${baseUrl}/api/v1${path}`, {
+    method,
+    headers: { ...bearer(token), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: Json = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // CSV exports stay text.
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}

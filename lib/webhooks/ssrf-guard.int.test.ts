@@ -5,13 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { createTestDatabase } from "../testing/database";
 import { startTestServer, type TestServer } from "../testing/server";
-import { bearer, seedAccount } from "../testing/fixtures";
+import { callApi, seedAccount } from "../testing/fixtures";
 import { closedPort } from "../testing/fake-upstream";
 import { runCommand } from "../cli/commands";
 import { webhookEndpoints } from "../db/schema";
 import { deliverDue } from "./deliver";
 
-type Json = ReturnType<typeof JSON.parse>;
 
 /** This host's first non-loopback IPv4 address: what a server listening on every interface answers on. */
 const hostAddress = Object.values(os.networkInterfaces())
@@ -25,14 +24,7 @@ let receiver: http.Server;
 let port: number;
 const seen: string[] = [];
 
-async function api(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${server.url}/api/v1${path}`, {
-    method,
-    headers: { ...bearer(token), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
+const api = (method: string, path: string, token: string, body?: unknown) => callApi(server.url, method, path, token, body);
 
 beforeAll(async () => {
   server = await startTestServer(database);

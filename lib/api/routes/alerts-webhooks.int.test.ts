@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { createTestDatabase } from "../../testing/database";
 import { startTestServer, type TestServer } from "../../testing/server";
-import { bearer, seedAccount } from "../../testing/fixtures";
+import { callApi, seedAccount } from "../../testing/fixtures";
 import { startWebhookReceiver, type WebhookReceiver } from "../../testing/webhook-receiver";
 import { createUser } from "../../accounts/create-user";
 import { DEFAULT_SCOPE, issueAccessToken } from "../../auth/jwt";
@@ -10,7 +10,6 @@ import { notify } from "../../alerts/notify-sql";
 import { createWebhookEndpoint } from "../../webhooks/endpoints";
 import { deliverDue } from "../../webhooks/deliver";
 
-type Json = ReturnType<typeof JSON.parse>;
 type Seeded = Awaited<ReturnType<typeof seedAccount>>;
 
 const database = await createTestDatabase();
@@ -21,14 +20,7 @@ let owner: Seeded;
 let memberToken: string;
 let other: Seeded;
 
-async function api(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${server.url}/api/v1${path}`, {
-    method,
-    headers: { ...bearer(token), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
+const api = (method: string, path: string, token: string, body?: unknown) => callApi(server.url, method, path, token, body);
 
 beforeAll(async () => {
   server = await startTestServer(database);

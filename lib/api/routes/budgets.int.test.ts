@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../../testing/database";
 import { startTestServer, type TestServer } from "../../testing/server";
-import { bearer, seedAccount } from "../../testing/fixtures";
+import { callApi, seedAccount } from "../../testing/fixtures";
 import { importDemoCatalog } from "../../testing/catalog";
 import { runCommand } from "../../cli/commands";
 import type { Database } from "../../db/types";
@@ -15,14 +15,7 @@ beforeAll(async () => {
   server = await startTestServer(database);
 });
 
-async function api(method: string, path: string, token: string, body?: unknown) {
-  const res = await fetch(`${server.url}/api/v1${path}`, {
-    method,
-    headers: { ...bearer(token), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
+const api = (method: string, path: string, token: string, body?: unknown) => callApi(server.url, method, path, token, body);
 
 describe("/auth/budgets", () => {
   it("an owner sets, reads and removes budgets; an API key reads them; a Call over one is refused with its reason", async () => {

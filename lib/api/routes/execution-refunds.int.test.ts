@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { createTestDatabase } from "../../testing/database";
 import { startTestServer, type TestServer } from "../../testing/server";
-import { bearer, seedAccount } from "../../testing/fixtures";
+import { callApi, seedAccount } from "../../testing/fixtures";
 import { assertLedgerInvariants } from "../../testing/invariants";
 import { writeReviewCase } from "../../testing/review-case";
 import { createUser } from "../../accounts/create-user";
@@ -10,7 +10,6 @@ import { DEFAULT_SCOPE, issueAccessToken } from "../../auth/jwt";
 import { rows } from "../../db/row-sql";
 import type { Database } from "../../db/types";
 
-type Json = ReturnType<typeof JSON.parse>;
 
 let database: Database;
 let server: TestServer;
@@ -18,14 +17,7 @@ let owner: Awaited<ReturnType<typeof seedAccount>>;
 let memberToken: string;
 let support: Awaited<ReturnType<typeof seedAccount>>;
 
-async function api(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${server.url}/api/v1${path}`, {
-    method,
-    headers: { ...bearer(token), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
+const api = (method: string, path: string, token: string, body?: unknown) => callApi(server.url, method, path, token, body);
 
 const refunds = (executionId: string) => `/auth/executions/${executionId}/refunds`;
 
