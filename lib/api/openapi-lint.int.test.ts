@@ -21,11 +21,36 @@ interface LintReport {
 
 let server: TestServer;
 
+type Schema = { type?: string | string[]; enum?: unknown[]; minimum?: number; maximum?: number; default?: unknown };
+const typeOf = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : Number.isInteger(v) ? "integer" : typeof v);
+
+/** Every schema with a `default` in the document whose default its own type, enum or bounds refuse, by JSON pointer. */
+function invalidDefaults(node: unknown, pointer = "#"): string[] {
+  if (node === null || typeof node !== "object") return [];
+  const out = Object.entries(node).flatMap(([k, v]) => invalidDefaults(v, `${pointer}/${k}`));
+  const s = node as Schema;
+  if (!("default" in s) || pointer.endsWith("/properties")) return out;
+  const types = s.type === undefined ? [] : [s.type].flat();
+  const actual = typeOf(s.default);
+  const typed = types.length === 0 || types.includes(actual) || (actual === "integer" && types.includes("number"));
+  const listed = s.enum === undefined || s.enum.includes(s.default);
+  const n = s.default as number;
+  const bounded = typeof s.default !== "number" || ((s.minimum === undefined || n >= s.minimum) && (s.maximum === undefined || n <= s.maximum));
+  return typed && listed && bounded ? out : [...out, pointer];
+}
+
 beforeAll(async () => {
   server = await startTestServer(await createTestDatabase());
 });
 
 describe("the OpenAPI document", () => {
+  it("has defaults its schemas accept (a boolean flag defaults to false, not to the string)", async () => {
+    const doc = await (await fetch(`${server.url}/api/v1/openapi.json`)).json();
+    expect(invalidDefaults(doc)).toEqual([]);
+    // The checker sees what the document used to say of include_details.
+    expect(invalidDefaults({ components: { schemas: { Flag: { type: "string", enum: ["0", "1", "true", "false"], default: false } } } })).toEqual(["#/components/schemas/Flag"]);
+  });
+
   it("passes @redocly/cli lint with the recommended rules", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-lint-"));
     try {
