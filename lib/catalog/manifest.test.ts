@@ -9,6 +9,7 @@ import {
   ManifestError,
   describeBillingRule,
   matchesParamType,
+  parameterIssues,
   parseManifest,
   quoteBillingUnits,
   resultItemCount,
@@ -193,6 +194,36 @@ describe("manifest validation", () => {
     const mcp = { transport: "mcp", base_url: "https://mcp.example.com/mcp", schema: "live" };
     expect(parseManifest(manifestWith({ execution: { mcp_tool: "t" } }, mcp)).providers[0].schema).toBe("live");
     expect(errorOf(manifestWith({}, { schema: "live" })).message).toContain("providers[0].schema: only mcp providers can have a live schema");
+  });
+});
+
+describe("http mappings, credentials and full parameter schemas", () => {
+  const http = { transport: "http", base_url: "https://api.example" };
+
+  it("checks that headers, wire names, styles and body_param name parameters of the tool", () => {
+    const err = errorOf(manifestWith({ params: [{ name: "a", type: "string" }], execution: { method: "POST", path: "/x", headers: ["h"], wire_names: { w: "W" }, styles: { s: { style: "form", explode: true } }, body_param: "b", body: "none" } }, http));
+    expect(err.message).toContain('headers names unknown parameter "h"');
+    expect(err.message).toContain('wire_names names unknown parameter "w"');
+    expect(err.message).toContain('styles names unknown parameter "s"');
+    expect(err.message).toContain('body_param names unknown parameter "b"');
+    expect(err.message).toContain("body_param needs a JSON body");
+  });
+
+  it("needs the parameter name of query auth, and an env for every credential", () => {
+    expect(errorOf(manifestWith({ execution: { method: "GET", path: "/x" } }, { ...http, auth: { type: "query", env: "K" } })).message).toContain("query auth needs query");
+    expect(errorOf(manifestWith({ execution: { method: "GET", path: "/x" } }, { ...http, auth: { type: "basic" } })).message).toContain("basic auth needs env");
+    expect(parseManifest(manifestWith({ execution: { method: "GET", path: "/x" } }, { ...http, auth: { type: "query", query: "api_key", env: "K" } })).providers[0].auth).toEqual({ type: "query", query: "api_key", env: "K" });
+  });
+
+  it("rejects a json_schema that is not a JSON Schema, and validates values against a good one (it alone decides)", () => {
+    expect(errorOf(manifestWith({ params: [{ name: "o", type: "object", json_schema: { type: "object", properties: { n: { type: "nope" } } } }] })).message).toContain("providers[0].tools[0].params[0].json_schema: json_schema is not a valid JSON Schema");
+    const owner = { type: "object", required: ["name"], properties: { name: { type: "string" }, address: { type: "object", properties: { zip: { type: "string", pattern: "^[0-9]{5}$" } } } } };
+    const [tool] = parseManifest(manifestWith({ params: [{ name: "owner", type: "object", required: true, json_schema: owner }] })).providers[0].tools;
+    expect(parameterIssues(tool.params, undefined, { owner: { name: "Ann", address: { zip: "12345" } } })).toEqual([]);
+    expect(parameterIssues(tool.params, undefined, { owner: { address: { zip: "1" } } })).toEqual([
+      { message: '"owner.name" is required', path: ["owner", "name"], type: "value_error" },
+      { message: '"owner.address.zip" must match pattern "^[0-9]{5}$"', path: ["owner", "address", "zip"], type: "value_error" },
+    ]);
   });
 });
 

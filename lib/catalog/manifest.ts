@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { providerTransports } from "../db/schema/providers";
 import { toolStatuses } from "../db/schema/tools";
+import { jsonSchemaCompileError, jsonSchemaErrors } from "./json-schema-check";
 
 export const paramTypes = ["string", "number", "integer", "boolean", "object", "array"] as const;
 export type ParamType = (typeof paramTypes)[number];
@@ -52,6 +53,11 @@ export const ToolParamSchema = z.strictObject({
   maximum: z.number().optional(),
   /** Upper bound on a string's length (code points) or an array's item count. */
   max_length: z.number().int().positive().optional(),
+  /**
+   * The value's full JSON Schema (draft 2020-12, no `$ref`) where the flat fields above cannot say
+   * it all (nested objects, unions, patterns): Probe and Call validate against it too. Not shown by Inspect.
+   */
+  json_schema: z.record(z.string(), jsonValue).optional(),
 });
 
 const LocalizedToolTextSchema = z.strictObject({
@@ -124,19 +130,35 @@ export const BuiltinExecutionSchema = z.strictObject({
   handler: z.string().min(1),
 });
 
+export const httpStyles = ["simple", "label", "matrix", "form", "spaceDelimited", "pipeDelimited", "deepObject"] as const;
+
+const HttpStyleSchema = z.strictObject({ style: z.enum(httpStyles), explode: z.boolean() });
+export type HttpStyle = z.infer<typeof HttpStyleSchema>;
+
 /**
  * An HTTP request mapping. `path` is appended to the provider's `base_url` and may hold
- * `{param}` placeholders (URL-encoded); `query` lists parameters sent in the query string;
- * with `body: "json"` (default for POST/PUT/PATCH) the remaining parameters form a JSON body,
- * with `"none"` (default for GET/DELETE) they are not sent. `result_path` is a dotted path into
- * the response JSON whose value becomes `result.data` (whole body when absent).
+ * `{param}` placeholders (URL-encoded); `query` lists parameters sent in the query string and
+ * `headers` those sent as headers; with `body: "json"` (default for POST/PUT/PATCH) the remaining
+ * parameters form a JSON body (or `body_param`'s value is the whole body), with `"none"` (default
+ * for GET/DELETE) they are not sent. `result_path` is a dotted path into the response JSON whose
+ * value becomes `result.data` (whole body when absent).
  */
 export const HttpExecutionSchema = z.strictObject({
   method: z.enum(httpMethods),
   path: z.string().startsWith("/", "must start with /"),
   query: z.array(z.string()).optional(),
+  /** Parameters sent as request headers. */
+  headers: z.array(z.string()).optional(),
   body: z.enum(["json", "none"]).optional(),
+  /** The parameter whose value is the whole JSON body (a body that is not an object of named fields). */
+  body_param: z.string().min(1).optional(),
+  /** Name on the wire (query key, header, body field) of a parameter named otherwise in the tool. */
+  wire_names: z.record(z.string(), z.string().min(1)).optional(),
+  /** OpenAPI serialization of array and object values, by parameter (defaults: `simple` in path and headers, `form` exploded in the query). */
+  styles: z.record(z.string(), HttpStyleSchema).optional(),
   result_path: z.string().min(1).optional(),
+  /** The OpenAPI operationId the tool was imported from (informational: names it in price maps and reports). */
+  operation_id: z.string().min(1).optional(),
 });
 
 export const McpExecutionSchema = z.strictObject({
@@ -219,18 +241,30 @@ export const ToolManifestSchema = z
     }
   });
 
-const ProviderAuthSchema = z
+export const authTypes = ["none", "bearer", "header", "query", "basic"] as const;
+
+/**
+ * How Calls authenticate to the provider: `bearer` sends `Authorization: Bearer <secret>`, `header`
+ * sends the secret in header `header`, `query` as query parameter `query`, `basic` sends
+ * `Authorization: Basic` with the secret (`user:password` is Base64-encoded; a value without a
+ * colon is taken as already encoded, since Base64 has no colon).
+ */
+export const ProviderAuthSchema = z
   .strictObject({
-    type: z.enum(["none", "bearer", "header"]),
+    type: z.enum(authTypes),
     /** Header name for `type: "header"` (e.g. X-Api-Key). */
     header: z.string().min(1).optional(),
+    /** Query parameter name for `type: "query"` (e.g. api_key). */
+    query: z.string().min(1).optional(),
     /** Environment variable holding the secret; secrets never live in a manifest. */
     env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name").optional(),
   })
   .superRefine((auth, ctx) => {
     if (auth.type === "header" && !auth.header) ctx.addIssue({ code: "custom", message: "header auth needs header", path: ["header"] });
+    if (auth.type === "query" && !auth.query) ctx.addIssue({ code: "custom", message: "query auth needs query (the parameter name)", path: ["query"] });
     if (auth.type !== "none" && !auth.env) ctx.addIssue({ code: "custom", message: `${auth.type} auth needs env`, path: ["env"] });
   });
+export type ProviderAuth = z.infer<typeof ProviderAuthSchema>;
 
 export const ProviderManifestSchema = z
   .strictObject({
@@ -281,7 +315,14 @@ export const ProviderManifestSchema = z
         for (const [, name] of http.path.matchAll(placeholderPattern)) {
           if (!names.has(name)) issue(`path placeholder {${name}} is not a parameter`, [...at, "path"]);
         }
-        for (const name of http.query ?? []) if (!names.has(name)) issue(`query names unknown parameter "${name}"`, [...at, "query"]);
+        for (const key of ["query", "headers"] as const) {
+          for (const name of http[key] ?? []) if (!names.has(name)) issue(`${key} names unknown parameter "${name}"`, [...at, key]);
+        }
+        for (const key of ["wire_names", "styles"] as const) {
+          for (const name of Object.keys(http[key] ?? {})) if (!names.has(name)) issue(`${key} names unknown parameter "${name}"`, [...at, key, name]);
+        }
+        if (http.body_param !== undefined && !names.has(http.body_param)) issue(`body_param names unknown parameter "${http.body_param}"`, [...at, "body_param"]);
+        if (http.body_param !== undefined && http.body === "none") issue("body_param needs a JSON body (body is none)", [...at, "body"]);
       }
     });
   });
@@ -392,6 +433,8 @@ function paramDefinitionIssues(p: ToolParam): Issue[] {
   if (p.default !== undefined) {
     for (const m of valueIssues(p, p.default)) out.push({ message: `default ${m}`, path: ["default"] });
   }
+  const schemaError = p.json_schema && jsonSchemaCompileError(p.json_schema);
+  if (schemaError) out.push({ message: `json_schema is not a valid JSON Schema: ${schemaError}`, path: ["json_schema"] });
   return out;
 }
 
@@ -424,8 +467,16 @@ export function parameterIssues(params: ToolParam[], oneOfRequired: string[][] |
   const byName = new Map(params.map((p) => [p.name, p]));
   for (const [name, value] of Object.entries(values)) {
     const p = byName.get(name);
-    if (!p) out.push({ message: `unknown parameter "${name}"`, path: [name], type: "extra_forbidden" });
-    else for (const m of valueIssues(p, value)) out.push({ message: `"${name}" ${m}`, path: [name], type: "value_error" });
+    if (!p) {
+      out.push({ message: `unknown parameter "${name}"`, path: [name], type: "extra_forbidden" });
+      continue;
+    }
+    // A full schema decides alone: the flat fields are its summary (a union has no one flat type).
+    if (p.json_schema) {
+      for (const e of jsonSchemaErrors(p.json_schema, value)) out.push({ message: `"${name}${e.at}" ${e.message}`, path: [name, ...e.path], type: "value_error" });
+    } else {
+      for (const m of valueIssues(p, value)) out.push({ message: `"${name}" ${m}`, path: [name], type: "value_error" });
+    }
   }
   for (const p of params) {
     if (p.required && values[p.name] === undefined) out.push({ message: `missing required parameter "${p.name}"`, path: [p.name], type: "missing" });

@@ -9,6 +9,11 @@ type JsonSchema = Record<string, unknown>;
 export function toolInputSchema(params: readonly ToolParam[], oneOfRequired?: readonly (readonly string[])[] | null): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const p of params) {
+    // A param's full schema (an imported API's nested body) is what Call validates: list it whole.
+    if (p.json_schema) {
+      properties[p.name] = { ...p.json_schema, ...(p.description ? { description: p.description } : {}) };
+      continue;
+    }
     const s: JsonSchema = { type: p.type };
     if (p.description) s.description = p.description;
     if (p.enum) s.enum = p.enum;

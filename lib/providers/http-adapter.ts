@@ -1,19 +1,13 @@
 import http from "node:http";
 import https from "node:https";
 import { privateUpstreamAllowList, providerSecret } from "../env";
+import type { HttpExecution } from "../catalog/manifest";
+import { appendQuery, headerValue, pathValue } from "./http-serialize";
 import { agentFor, outboundAgents, PrivateAddressError } from "./ssrf-guard";
 import { isEmptyData, type ProviderAdapter, type ProviderOutcome, type ToolTarget } from "./types";
 
 /** Upstream bodies beyond this are not read: the call fails rather than exhausting memory. */
 export const MAX_UPSTREAM_BYTES = 10 * 1024 * 1024;
-
-interface HttpMapping {
-  method: string;
-  path: string;
-  query?: string[];
-  body?: "json" | "none";
-  result_path?: string;
-}
 
 // Keep-alive pools: a Call should not pay a TCP handshake. Guarded agents check every address they
 // connect to; redirects are never followed (a 3xx is the provider's answer). An idle connection is closed after IDLE_SOCKET_MS, or a second before the server's own
@@ -29,30 +23,52 @@ const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 class UpstreamTimeout extends Error {}
 class UpstreamTooLarge extends Error {}
 
+/**
+ * The request a Call sends: path placeholders replaced, query and header parameters serialized as
+ * the mapping's styles say, the JSON body (the remaining parameters as fields under their wire
+ * names, or the one `body_param` as the whole body), and the provider's credentials.
+ */
 export function buildRequest(target: ToolTarget, parameters: Record<string, unknown>) {
-  const mapping = target.execution as unknown as HttpMapping;
+  const mapping = target.execution as unknown as HttpExecution;
+  const wire = (name: string) => mapping.wire_names?.[name] ?? name;
   const used = new Set<string>();
   const path = mapping.path.replace(/\{([^{}]+)\}/g, (_, name: string) => {
     used.add(name);
-    return encodeURIComponent(String(parameters[name] ?? ""));
+    return pathValue(wire(name), parameters[name] ?? "", mapping.styles?.[name]);
   });
   const url = new URL(`${(target.baseUrl ?? "").replace(/\/$/, "")}${path}`);
   for (const name of mapping.query ?? []) {
     used.add(name);
-    const value = parameters[name];
-    if (value === undefined) continue;
-    url.searchParams.set(name, typeof value === "string" ? value : JSON.stringify(value));
+    if (parameters[name] !== undefined) appendQuery(url.searchParams, wire(name), parameters[name], mapping.styles?.[name]);
+  }
+  const headers: Record<string, string> = { accept: "application/json", "user-agent": "tollgate/1" };
+  for (const name of mapping.headers ?? []) {
+    used.add(name);
+    if (parameters[name] !== undefined) headers[wire(name).toLowerCase()] = headerValue(parameters[name], mapping.styles?.[name]);
   }
   const method = mapping.method.toUpperCase();
   const sendsBody = (mapping.body ?? (["POST", "PUT", "PATCH"].includes(method) ? "json" : "none")) === "json";
-  const body = sendsBody ? JSON.stringify(Object.fromEntries(Object.entries(parameters).filter(([k]) => !used.has(k)))) : undefined;
-  const headers: Record<string, string> = { accept: "application/json", "user-agent": "tollgate/1" };
+  let body: string | undefined;
+  if (sendsBody && mapping.body_param !== undefined) {
+    const value = parameters[mapping.body_param];
+    body = value === undefined ? undefined : JSON.stringify(value);
+  } else if (sendsBody) {
+    body = JSON.stringify(Object.fromEntries(Object.entries(parameters).filter(([k]) => !used.has(k)).map(([k, v]) => [wire(k), v])));
+  }
   if (body !== undefined) headers["content-type"] = "application/json";
-  const auth = target.auth;
-  const secret = auth?.env ? providerSecret(auth.env) : undefined;
-  if (auth?.type === "bearer" && secret) headers.authorization = `Bearer ${secret}`;
-  if (auth?.type === "header" && auth.header && secret) headers[auth.header.toLowerCase()] = secret;
+  applyAuth(target.auth, url, headers);
   return { url, method, body, headers, resultPath: mapping.result_path };
+}
+
+/** The provider's credentials, read from its environment variable at each Call (never stored). */
+function applyAuth(auth: ToolTarget["auth"], url: URL, headers: Record<string, string>): void {
+  const secret = auth?.env ? providerSecret(auth.env) : undefined;
+  if (!auth || !secret) return;
+  if (auth.type === "bearer") headers.authorization = `Bearer ${secret}`;
+  if (auth.type === "header" && auth.header) headers[auth.header.toLowerCase()] = secret;
+  if (auth.type === "query" && auth.query) url.searchParams.set(auth.query, secret);
+  // Base64 has no colon: a value with one is `user:password`, anything else is already encoded.
+  if (auth.type === "basic") headers.authorization = `Basic ${secret.includes(":") ? Buffer.from(secret, "utf8").toString("base64") : secret}`;
 }
 
 function pick(data: unknown, path: string | undefined): unknown {

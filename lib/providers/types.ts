@@ -1,3 +1,5 @@
+import type { ProviderAuth } from "../catalog/manifest";
+
 /** Reason codes of contract section 7 that an execution can end with. */
 export type ReasonCode =
   | "result.valid"
@@ -32,7 +34,7 @@ export interface ToolTarget {
   providerId: string;
   transport: "builtin" | "http" | "mcp" | "none";
   baseUrl: string | null;
-  auth: { type: "none" | "bearer" | "header"; header?: string; env?: string } | null;
+  auth: ProviderAuth | null;
   allowPrivateNetwork: boolean;
   execution: Record<string, unknown>;
   timeoutMs: number;
