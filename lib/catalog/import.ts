@@ -1,7 +1,8 @@
 // importCatalog: stores a validated manifest. Upserts keep it idempotent (re-importing updates
-// rows in place and bumps updated_at); everything happens in one transaction so a failed import
-// leaves the previous catalog untouched. Tools missing from a re-import are left as they are.
-import { type SQL, getTableColumns, sql } from "drizzle-orm";
+// changed rows in place and bumps their updated_at; unchanged rows are not written); everything
+// happens in one transaction so a failed import leaves the previous catalog untouched. Tools missing
+// from a re-import are left as they are, unless the import retires them (`retireMissing`).
+import { type SQL, and, eq, getTableColumns, getTableName, inArray, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { providers, tools } from "../db/schema";
 import type { Db } from "../db/types";
@@ -13,26 +14,71 @@ const BATCH_SIZE = 500;
 export interface ImportOptions {
   /** Called after each batch with tools stored so far and the manifest's tool count. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * The manifest describes its providers whole (one API document): their active tools it no
+   * longer lists are retired (kept, never searched, a Call answers tool_unavailable).
+   */
+  retireMissing?: boolean;
+}
+
+/** What an import did: tools new to the catalog, rewritten because something differed, left as they were, retired. */
+export interface ImportResult {
+  providers: number;
+  tools: number;
+  added: number;
+  changed: number;
+  unchanged: number;
+  retired: number;
 }
 
 type ProviderRow = typeof providers.$inferInsert;
 type ToolRow = typeof tools.$inferInsert;
 
-export async function importCatalog(db: Db, manifest: Manifest, opts: ImportOptions = {}): Promise<{ providers: number; tools: number }> {
+export async function importCatalog(db: Db, manifest: Manifest, opts: ImportOptions = {}): Promise<ImportResult> {
   const providerRows = manifest.providers.map(providerRow);
   const toolRows = manifest.providers.flatMap((p) => p.tools.map((t) => toolRow(p, t)));
+  let added = 0;
+  let changed = 0;
+  let retired = 0;
   await db.transaction(async (tx) => {
     for (const batch of chunks(providerRows)) {
       await tx.insert(providers).values(batch).onConflictDoUpdate({ target: providers.id, set: excludedSet(providers) });
     }
     let done = 0;
     for (const batch of chunks(toolRows)) {
-      await tx.insert(tools).values(batch).onConflictDoUpdate({ target: tools.id, set: excludedSet(tools) });
+      // A row is rewritten only when some column differs; `xmax = 0` tells an insert from an update.
+      const written = await tx
+        .insert(tools)
+        .values(batch)
+        .onConflictDoUpdate({ target: tools.id, set: excludedSet(tools), setWhere: differs(tools) })
+        .returning({ inserted: sql<boolean>`(xmax = 0)` });
+      for (const row of written) {
+        if (row.inserted) added++;
+        else changed++;
+      }
       done += batch.length;
       opts.onProgress?.(done, toolRows.length);
     }
+    if (opts.retireMissing) {
+      const listed = JSON.stringify(toolRows.map((t) => t.id));
+      const gone = await tx
+        .update(tools)
+        .set({ status: "retired", updatedAt: sql`now()` })
+        .where(
+          and(
+            inArray(
+              tools.providerId,
+              providerRows.map((p) => p.id),
+            ),
+            eq(tools.status, "active"),
+            sql`${tools.id} NOT IN (SELECT jsonb_array_elements_text(${listed}::jsonb))`,
+          ),
+        )
+        .returning({ id: tools.id });
+      retired = gone.length;
+    }
   });
-  return { providers: providerRows.length, tools: toolRows.length };
+  return { providers: providerRows.length, tools: toolRows.length, added, changed, unchanged: toolRows.length - added - changed, retired };
 }
 
 function providerRow(p: ProviderManifest): ProviderRow {
@@ -120,12 +166,22 @@ function* chunks<T>(rows: T[]): Generator<T[]> {
   for (let i = 0; i < rows.length; i += BATCH_SIZE) yield rows.slice(i, i + BATCH_SIZE);
 }
 
-/** `SET col = excluded.col` for every column but the key and created_at; updated_at = now(). */
+/** Columns an import writes: every one but the key and the timestamps. */
+function contentColumns(table: PgTable): [string, string][] {
+  return Object.entries(getTableColumns(table))
+    .filter(([key]) => key !== "id" && key !== "createdAt" && key !== "updatedAt")
+    .map(([key, column]) => [key, column.name]);
+}
+
+/** `SET col = excluded.col` for every content column; updated_at = now(). */
 function excludedSet(table: PgTable): Record<string, SQL> {
-  const set: Record<string, SQL> = {};
-  for (const [key, column] of Object.entries(getTableColumns(table))) {
-    if (key === "id" || key === "createdAt") continue;
-    set[key] = key === "updatedAt" ? sql`now()` : sql.raw(`excluded."${column.name}"`);
-  }
+  const set: Record<string, SQL> = { updatedAt: sql`now()` };
+  for (const [key, name] of contentColumns(table)) set[key] = sql.raw(`excluded."${name}"`);
   return set;
+}
+
+/** True when the stored row and the incoming one differ in some content column (jsonb compares by value). */
+function differs(table: PgTable): SQL {
+  const names = contentColumns(table).map(([, name]) => name);
+  return sql.raw(`(${names.map((n) => `"${getTableName(table)}"."${n}"`).join(", ")}) IS DISTINCT FROM (${names.map((n) => `excluded."${n}"`).join(", ")})`);
 }

@@ -130,11 +130,12 @@ describe(`admin CLI (${testDbKind()})`, () => {
     expect(row[0].secretHash).toBe(createHash("sha256").update(r.json.client_secret as string).digest("hex"));
   });
 
-  it("providers import is idempotent", async () => {
+  it("providers import is idempotent: a second import writes nothing and says so", async () => {
     const first = await cli(env, "providers", "import", "--file", path.relative(process.cwd(), DEMO_CATALOG));
     expect(first.code).toBe(0);
+    expect(first.json).toMatchObject({ providers: 1, added: first.json.tools, changed: 0, unchanged: 0, retired: 0 });
     const second = await cli(env, "providers", "import", "--file", DEMO_CATALOG);
-    expect(second.json).toEqual(first.json);
+    expect(second.json).toEqual({ ...first.json, added: 0, unchanged: first.json.tools });
     const count = await database.db.select({ id: tools.id }).from(tools);
     expect(count.length).toBe(first.json.tools);
   });
@@ -147,7 +148,7 @@ describe(`admin CLI (${testDbKind()})`, () => {
     fs.writeFileSync(file, JSON.stringify(manifest));
     try {
       const { stdout, stderr } = await run(tsx, ["lib/cli/main.ts", "providers", "import", "--file", file], { env: { ...process.env, ...env, LOG_LEVEL: "silent" }, timeout: 60_000 });
-      expect(JSON.parse(stdout)).toMatchObject({ providers: 1 });
+      expect(JSON.parse(stdout)).toMatchObject({ providers: 1, added: 0, changed: 1, retired: 0 });
       expect(stderr).toMatch(/imported \d+\/\d+ tools/);
     } finally {
       fs.rmSync(file, { force: true });
