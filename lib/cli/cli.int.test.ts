@@ -157,6 +157,27 @@ describe(`admin CLI (${testDbKind()})`, () => {
     expect(row[0].description).toBe("A description changed by the re-import test");
   });
 
+  it("providers import --openapi turns a REST API's operations into priced tools and reports the counts; a broken document exits 1 naming the pointer", async () => {
+    const tmdb = path.relative(process.cwd(), path.resolve("../shared/catalog/openapi/restbench-tmdb.json"));
+    const r = await cli(env, "providers", "import", "--openapi", tmdb, "--id", "restbench-tmdb", "--source", "restbench-tmdb", "--auth-env", "TMDB_API_KEY", "--price", "0.1");
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ provider: "restbench-tmdb", base_url: "https://api.themoviedb.org/3", operations: 54, tools: 54, added: 54, retired: 0, skipped: [] });
+    const [credits] = await database.db.select().from(tools).where(eq(tools.id, "restbench-tmdb:GET_movie-movie_id-credits"));
+    expect(credits).toMatchObject({ source: "restbench-tmdb", billingRule: { unit: "call", amount_credits: 0.1 }, execution: { method: "GET", path: "/movie/{movie_id}/credits" } });
+
+    const file = path.join(os.tmpdir(), `tollgate-cli-openapi-${process.pid}.yaml`);
+    fs.writeFileSync(file, "openapi: 3.0.3\ninfo: {title: Broken, version: '1'}\nservers: [{url: 'https://api.example'}]\npaths:\n  /a/{id}:\n    get: {responses: {}}\n");
+    try {
+      const broken = await cli(env, "providers", "import", "--openapi", file);
+      expect(broken.code).toBe(1);
+      expect(broken.json.error).toContain(`Cannot import OpenAPI document ${file}`);
+      expect(broken.json.error).toContain("/paths/~1a~1{id}/get: path parameter {id}");
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+    expect((await cli(env, "providers", "import", "--file", DEMO_CATALOG, "--auth-env", "X")).code).toBe(2);
+  });
+
   it("grants of each type feed their own kind; keys get a default name", async () => {
     const reward = await cli(env, "credits", "grant", "--account", accountId, "--amount", "2", "--type", "invitation_reward");
     const bonus = await cli(env, "credits", "grant", "--account", accountId, "--amount", "1", "--type", "welcome_bonus");

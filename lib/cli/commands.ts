@@ -17,6 +17,7 @@ import { userRoles, type UserRole } from "../auth/roles";
 import { DEFAULT_GRACE_SECONDS, verifyLedger } from "../audit/verify";
 
 import { list, oneOf, optStr, str, UsageError, type CommandContext, type CommandSpec, type Values } from "./command-kit";
+import { importOpenApiCommand } from "./openapi-import-command";
 import { spendCommands } from "./spend-commands";
 
 export { UsageError, type CommandContext } from "./command-kit";
@@ -144,21 +145,33 @@ const coreCommands: Record<string, CommandSpec> = {
     },
   },
   "providers import": {
-    usage: "providers import (--file F [--source S] | --mcp URL [--provider-id ID] [--name NAME] [--price CREDITS] [--allow-private-network] [--live-schema])",
+    usage:
+      "providers import (--file F [--source S] | --mcp URL [--provider-id ID] [--name NAME] [--price CREDITS] [--allow-private-network] [--live-schema]" +
+      " | --openapi FILE|URL [--id ID] [--source NAME] [--base-url URL] [--auth-env NAME] [--price CREDITS | --price-per-operation FILE] [--allow-private-network])",
     options: {
       file: { type: "string" },
       source: { type: "string" },
       mcp: { type: "string" },
+      openapi: { type: "string" },
       "provider-id": { type: "string" },
+      id: { type: "string" },
       name: { type: "string" },
       price: { type: "string" },
+      "price-per-operation": { type: "string" },
+      "base-url": { type: "string" },
+      "auth-env": { type: "string" },
       "allow-private-network": { type: "boolean" },
       "live-schema": { type: "boolean" },
     },
     run: async (db, v, ctx) => {
-      if (optStr(v, "mcp") !== undefined && optStr(v, "file") !== undefined) throw new UsageError("give either --file or --mcp, not both");
-      if (v["live-schema"] === true && optStr(v, "mcp") === undefined) throw new UsageError("--live-schema applies to --mcp imports only");
-      const manifest = optStr(v, "mcp") !== undefined ? await mcpManifest(v) : await loadManifestFile(path.resolve(str(v, "file")), { source: optStr(v, "source") });
+      const modes = (["file", "mcp", "openapi"] as const).filter((m) => optStr(v, m) !== undefined);
+      if (modes.length > 1) throw new UsageError(`give one of --file, --mcp, --openapi (not ${modes.map((m) => `--${m}`).join(" and ")})`);
+      if (v["live-schema"] === true && modes[0] !== "mcp") throw new UsageError("--live-schema applies to --mcp imports only");
+      for (const option of ["id", "base-url", "auth-env", "price-per-operation"]) {
+        if (optStr(v, option) !== undefined && modes[0] !== "openapi") throw new UsageError(`--${option} applies to --openapi imports only`);
+      }
+      if (modes[0] === "openapi") return importOpenApiCommand(db, v, ctx);
+      const manifest = modes[0] === "mcp" ? await mcpManifest(v) : await loadManifestFile(path.resolve(str(v, "file")), { source: optStr(v, "source") });
       return importCatalog(db, manifest, {
         onProgress: (done, total) => ctx.progress?.(`imported ${done}/${total} tools`),
       });

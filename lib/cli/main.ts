@@ -8,9 +8,17 @@ import { DomainError } from "../errors";
 import { sendAdminCommand } from "../server/admin-channel";
 import { parseCommand, runCommand, usageText, UsageError } from "./commands";
 
+/** Options that name a file (`--openapi` also takes a URL, left as it is). */
+const PATH_OPTIONS = ["--file", "--openapi", "--price-per-operation"];
+const absolute = (value: string) => (/^https?:\/\//i.test(value) ? value : path.resolve(value));
+
 /** Paths are resolved here, in the caller's working directory, before a command may travel to the server. */
 function absolutisePaths(argv: string[]): string[] {
-  return argv.map((arg, i) => (argv[i - 1] === "--file" ? path.resolve(arg) : arg.startsWith("--file=") ? `--file=${path.resolve(arg.slice(7))}` : arg));
+  return argv.map((arg, i) => {
+    if (PATH_OPTIONS.includes(argv[i - 1])) return absolute(arg);
+    const option = PATH_OPTIONS.find((o) => arg.startsWith(`${o}=`));
+    return option ? `${option}=${absolute(arg.slice(option.length + 1))}` : arg;
+  });
 }
 
 async function execute(argv: string[], json: boolean): Promise<unknown> {

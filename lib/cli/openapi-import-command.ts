@@ -1,0 +1,66 @@
+// `providers import --openapi FILE|URL`: reads the document, converts it (lib/catalog/openapi/) and
+// imports the provider whole: re-importing updates tools in place and retires the operations the
+// document no longer has. Nothing is written unless the whole document converts.
+import { readFile } from "node:fs/promises";
+import type { Db } from "../db/types";
+import { importCatalog } from "../catalog/import";
+import { manifestFromOpenApi } from "../catalog/openapi/convert";
+import { readApiDocument } from "../catalog/openapi/read";
+import { optStr, str, UsageError, type CommandContext, type Values } from "./command-kit";
+
+const CREDITS = /^\d+(\.\d{1,6})?$/;
+const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+
+export async function importOpenApiCommand(db: Db, v: Values, ctx: CommandContext) {
+  const location = str(v, "openapi");
+  const price = optStr(v, "price");
+  const priceFile = optStr(v, "price-per-operation");
+  const baseUrl = optStr(v, "base-url");
+  const authEnv = optStr(v, "auth-env");
+  if (price !== undefined && priceFile !== undefined) throw new UsageError("give either --price or --price-per-operation, not both");
+  if (price !== undefined && !CREDITS.test(price)) throw new UsageError("--price must be a non-negative number of credits with at most 6 decimals");
+  if (baseUrl !== undefined && !/^https?:\/\/[^/]/i.test(baseUrl)) throw new UsageError("--base-url must be an absolute http(s) URL");
+  if (authEnv !== undefined && !ENV_NAME.test(authEnv)) throw new UsageError("--auth-env must name an environment variable (A-Z, 0-9, _), the one holding the API's credential");
+  const pricePerOperation = priceFile === undefined ? undefined : await readPriceMap(priceFile);
+  const { document, url } = await readApiDocument(location, { allowPrivateNetwork: v["allow-private-network"] === true });
+  const started = Date.now();
+  const converted = await manifestFromOpenApi(document, {
+    origin: location,
+    documentUrl: url,
+    providerId: optStr(v, "id"),
+    source: optStr(v, "source"),
+    baseUrl,
+    authEnv,
+    allowPrivateNetwork: v["allow-private-network"] === true,
+    priceCredits: price === undefined ? undefined : Number(price),
+    pricePerOperation,
+  });
+  const imported = await importCatalog(db, converted.manifest, {
+    retireMissing: true,
+    onProgress: (done, total) => ctx.progress?.(`imported ${done}/${total} tools`),
+  });
+  const provider = converted.manifest.providers[0];
+  return {
+    provider: provider.id,
+    base_url: provider.base_url,
+    operations: converted.operations,
+    ...imported,
+    elapsed_ms: Date.now() - started,
+    skipped: converted.skipped,
+    warnings: converted.warnings,
+  };
+}
+
+/** `--price-per-operation FILE`: a JSON object, operationId or tool id → credits or a billing rule. */
+async function readPriceMap(file: string): Promise<Record<string, unknown>> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, "utf8"));
+  } catch (err) {
+    throw new UsageError(`--price-per-operation ${file}: ${(err as Error).message}`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new UsageError(`--price-per-operation ${file}: must be a JSON object mapping operationIds or tool ids to credits or billing rules`);
+  }
+  return parsed as Record<string, unknown>;
+}
