@@ -251,3 +251,26 @@ describe("re-importing the document", () => {
     expect(await rowsOf()).toEqual(before);
   });
 });
+
+describe("a real OpenAPI 3.1 document in YAML: Tollgate's own API, imported from its URL", () => {
+  it("imports the JSON operations, skips the form-encoded OAuth ones, and a Call through the import reaches the API with the key", async () => {
+    const { apiKey, accountId } = await seedAccount(database.db, { credits: "3" });
+    process.env.TOLLGATE_SELF_KEY = apiKey;
+    try {
+      const result = (await runCommand(database.db, ["providers", "import", "--openapi", `${server.url}/api/v1/openapi.yaml`, "--id", "tollgate-self", "--auth-env", "TOLLGATE_SELF_KEY", "--allow-private-network"])) as {
+        base_url: string;
+        operations: number;
+        tools: number;
+        skipped: { operation: string; reason: string }[];
+      };
+      expect(result.base_url).toBe(`${server.url}/api/v1`);
+      expect(result.tools).toBe(result.operations - result.skipped.length);
+      expect(result.skipped).toContainEqual(expect.objectContaining({ operation: "POST /oauth/token", reason: "its request body is application/x-www-form-urlencoded only: Tollgate sends JSON bodies" }));
+      invalidateToolCache(database.db);
+      const { body } = await call(apiKey, "tollgate-self:getAuthCredits", {});
+      expect(body).toMatchObject({ success: true, cost: 0, result: { data: { data: { account_id: accountId, total_credits: 3 } } } });
+    } finally {
+      delete process.env.TOLLGATE_SELF_KEY;
+    }
+  });
+});
