@@ -119,6 +119,9 @@ describe("the ToolAlpaca documents", () => {
     const fruit = await convert(path.join(OPENAPI, "toolalpaca", "fruityvice.json"));
     expect(execution(byOperation(fruit.manifest.providers[0].tools, "getFruitByName")).path).toBe("/api/fruit/{name}");
     expect(fruit.warnings).toContainEqual({ pointer: "/paths/api~1fruit~1{name}", message: 'path "api/fruit/{name}" does not start with /: read as "/api/fruit/{name}"' });
+    const cats = await convert(path.join(OPENAPI, "toolalpaca", "cataas.json"));
+    expect(cats.manifest.providers[0].tools).toHaveLength(7);
+    expect(cats.warnings).toContainEqual({ pointer: "/paths/~1cat~1{tag}/get", message: "GET /cat/{tag} has the same URL shape as GET /cat/{id}: the API cannot tell them apart" });
     const chuck = await convert(path.join(OPENAPI, "toolalpaca", "chucknorris-io.json"));
     const random = chuck.manifest.providers[0].tools.find((t) => execution(t).path === "/jokes/random/{category}")!;
     expect(random.params[0]).toMatchObject({ name: "category", required: true });

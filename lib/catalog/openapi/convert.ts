@@ -88,6 +88,7 @@ export async function manifestFromOpenApi(input: unknown, options: OpenApiImport
   const skipped: OpenApiImport["skipped"] = [];
   const tools: (OperationTool & { id: string })[] = [];
   const usedIds = new Set<string>();
+  const shapes = new Map<string, string>();
   let operations = 0;
 
   if (!isObject(doc.paths)) errors.push({ pointer: "/paths", message: "the document has no paths object" });
@@ -125,6 +126,11 @@ export async function manifestFromOpenApi(input: unknown, options: OpenApiImport
         skip(result.skipped);
         continue;
       }
+      // `/cat/{id}` and `/cat/{tag}` are one URL to the API: it cannot tell which was meant.
+      const shape = `${method} ${path.replace(/\{[^{}]+\}/g, "{}")}`;
+      const twin = shapes.get(shape);
+      if (twin) warnings.push({ pointer, message: `${label} has the same URL shape as ${twin}: the API cannot tell them apart` });
+      else shapes.set(shape, label);
       const id = uniqueToolId(providerId, result.tool, usedIds, pointer, warnings);
       if (!toolIdPattern.test(id)) errors.push({ pointer, message: `tool id "${id}" is not 1-200 characters of letters, digits and . _ : - (shorten the operationId or --id)` });
       tools.push({ ...result.tool, id });
