@@ -95,7 +95,7 @@ describe("providers import --mcp", () => {
 
   it("imports through the CLI command, priced per call with --price", async () => {
     const result = await runCommand(database.db, ["providers", "import", "--mcp", mcp.url, "--provider-id", "test-mcp", "--price", "1", "--allow-private-network"]);
-    expect(result).toEqual({ providers: 1, tools: 4 });
+    expect(result).toEqual({ providers: 1, tools: 4, added: 4, changed: 0, unchanged: 0, retired: 0 });
     const imported = await database.db.select().from(tools).where(eq(tools.providerId, "test-mcp"));
     expect(imported.map((t) => t.id).sort()).toEqual(["test-mcp.add", "test-mcp.echo", "test-mcp.fail", "test-mcp.nothing"]);
     expect(imported[0].billingRule).toEqual({ unit: "call", amount_credits: 1 });
