@@ -55,7 +55,7 @@ export const ToolParamSchema = z.strictObject({
   max_length: z.number().int().positive().optional(),
   /**
    * The value's full JSON Schema (draft 2020-12, no `$ref`) where the flat fields above cannot say
-   * it all (nested objects, unions, patterns): Probe and Call validate against it too. Not shown by Inspect.
+   * it all (nested objects, unions, patterns): Probe and Call validate against it alone, and Inspect shows it.
    */
   json_schema: z.record(z.string(), jsonValue).optional(),
 });

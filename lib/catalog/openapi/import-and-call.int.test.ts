@@ -193,6 +193,14 @@ describe("Calls of imported operations send exactly what the document says, thro
     expect(shop.received.at(-1)).toMatchObject({ method: "PUT", path: "/v1/albums", query: "ids=a%2Cb", body: { ids: ["c"] } });
   });
 
+  it("Inspect shows the flat params, and beside them the nested schema Call validates", async () => {
+    const { status, body } = await callApi(server.url, "POST", "/tools/by-ids", apiKey, { tool_ids: ["pet-shop:createPet"] });
+    expect(status).toBe(200);
+    const owner = body.results[0].params.find((p: { name: string }) => p.name === "owner");
+    expect(owner).toMatchObject({ name: "owner", type: "object", required: true, properties: ["name", "address"] });
+    expect(owner.json_schema).toMatchObject({ type: "object", required: ["name", "address"], properties: { address: { properties: { zip: { pattern: "^[0-9]{5}$" } } } } });
+  });
+
   it("a bad nested body is refused by validation (422, not charged) before reaching the API", async () => {
     const before = shop.received.length;
     const { status, body } = await call(apiKey, "pet-shop:createPet", { name: "Rex", owner: { name: "Ann", address: { zip: "12" } } });
