@@ -22,17 +22,14 @@ const CATALOG_DIR = path.resolve(process.env.CATALOG_DIR ?? path.join(process.cw
 /** The contract's 120 searches per minute are per account: the bench spreads its requests over accounts. */
 const REQUESTS_PER_KEY = 110;
 /**
- * Held-out NDCG@10 goals (issue #14): ACEBench kept; every ToolRet source at least BM25 + 5 (the
- * issue's figures; a source not listed here is held to its BM25 reference computed below + 5).
+ * Held-out goals (issue #41), against each source's plain-BM25 bar (the higher of the README's
+ * figure and the one computed here): NDCG@10 and MRR never below it on any source; every source
+ * but ACEBench at least bar + 3 NDCG@10, and bar + 5 on their average; ACEBench kept at its
+ * issue-#14 figures.
  */
-const GOALS: Record<string, number> = {
-  "acebench-en": 92.1,
-  "acebench-zh": 87.4,
-  "toolret-apibank": 62.2,
-  "toolret-gorilla-huggingface": 29.3,
-  "toolret-toolink": 46.7,
-};
-const BM25_MARGIN = 5;
+const KEPT: Record<string, number> = { "acebench-en": 92.1, "acebench-zh": 87.4 };
+const EACH_MARGIN = 3;
+const MEAN_MARGIN = 5;
 /** Tools in the synthetic catalog that measures /search at scale. */
 const SYNTHETIC_TOOLS = Number(process.env.BENCH_SYNTHETIC_TOOLS ?? 100_000);
 const SYNTHETIC_SOURCE = "synthetic-scale";
@@ -181,6 +178,7 @@ async function main() {
 
     const rows: string[][] = [];
     const verdicts: string[] = [];
+    const heldMargins: number[] = [];
     let inProcessAgrees = true;
     for (const dataset of datasets) {
       const qs = queries.filter((q) => q.dataset === dataset);
@@ -210,18 +208,23 @@ async function main() {
       ];
       rows.push(row("BM25 reference", refFigures), row("Tollgate /search (in-sample)", ours));
       if (held) rows.push(row("held out (LOSO)", held));
-      const goal = GOALS[dataset] ?? Number((refFigures.ndcg10 + BM25_MARGIN).toFixed(1));
-      if (held) {
-        const mrrOk = held.mrr >= refFigures.mrr;
+      if (held && source) {
+        const bar = source.reference;
+        const kept = KEPT[dataset];
+        const margin = held.ndcg10 - bar.ndcg10;
+        if (kept === undefined) heldMargins.push(margin);
+        const goal = kept ?? bar.ndcg10 + EACH_MARGIN;
         verdicts.push(
-          `${dataset}: held-out NDCG@10 ${fmt(held.ndcg10, 2)} vs goal ${goal} -> ${held.ndcg10 >= goal ? "met" : "NOT met"}; ` +
-            `MRR ${fmt(held.mrr)} vs BM25 ${fmt(refFigures.mrr)} -> ${mrrOk ? "not below" : "BELOW"} (in-sample NDCG@10 ${fmt(ours.ndcg10, 2)})`,
+          `${dataset}: held-out NDCG@10 ${fmt(held.ndcg10, 2)} (BM25 bar ${fmt(bar.ndcg10)}, ${margin >= 0 ? "+" : ""}${fmt(margin)}) vs goal ${fmt(goal)} -> ${held.ndcg10 >= goal ? "met" : "NOT met"}; ` +
+            `MRR ${fmt(held.mrr)} vs bar ${fmt(bar.mrr)} -> ${held.mrr >= bar.mrr && held.ndcg10 >= bar.ndcg10 ? "not below BM25" : "BELOW BM25"} (in-sample NDCG@10 ${fmt(ours.ndcg10, 2)})`,
         );
       }
     }
     console.log(table(["dataset", "ranker", "queries", "Recall@5", "Recall@10", "all gold@10", "NDCG@10", "MRR"], rows));
     console.log(`\nin-process ranking (used for the held-out rows) equals the server's: ${inProcessAgrees ? "yes" : "NO"}`);
     console.log(`${verdicts.join("\n")}`);
+    const meanMargin = heldMargins.reduce((a, b) => a + b, 0) / Math.max(1, heldMargins.length);
+    console.log(`mean held-out NDCG@10 margin over BM25 of the ${heldMargins.length} sources other than ACEBench: +${fmt(meanMargin, 2)} vs goal +${MEAN_MARGIN} -> ${meanMargin >= MEAN_MARGIN ? "met" : "NOT met"}`);
 
     // Latency: one request at a time over keep-alive, after a warm-up; the client's clock.
     const larger = datasets.map((d) => ({ d, n: catalog.filter((t) => t.source === d).length })).sort((a, b) => b.n - a.n)[0].d;

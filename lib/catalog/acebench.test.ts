@@ -96,12 +96,22 @@ describe("manifestFromToolsJsonl on the public catalog", () => {
     });
   });
 
-  it("converts the whole catalog (every source) without a validation error", () => {
+  it("converts the whole catalog (every source) without a validation error, one provider per source and provider name", () => {
     const m = manifestFromToolsJsonl(text);
-    // One provider per source the file holds: whatever sources the shared catalog gains, each converts.
-    const sources = [...new Set(text.trim().split("\n").map((line) => (JSON.parse(line) as { source: string }).source))].sort();
+    const lines = text.trim().split("\n").map((line) => JSON.parse(line) as { id: string; source: string; provider: string | null });
+    const sources = [...new Set(lines.map((l) => l.source))].sort();
     expect(sources).toEqual(expect.arrayContaining(["acebench-en", "acebench-zh"]));
-    expect(m.providers.map((p) => p.id).sort()).toEqual(sources);
-    expect(m.providers.reduce((n, p) => n + p.tools.length, 0)).toBe(text.trim().split("\n").length);
+    expect([...new Set(m.providers.map((p) => p.source))].sort()).toEqual(sources);
+    expect(m.providers.reduce((n, p) => n + p.tools.length, 0)).toBe(lines.length);
+    // Every tool sits under the provider its line names (the source's own provider when it names none).
+    const providerOf = new Map(m.providers.flatMap((p) => p.tools.map((t) => [t.id, p] as const)));
+    for (const line of lines) {
+      const p = providerOf.get(line.id)!;
+      expect(p.source).toBe(line.source);
+      if (line.provider) expect(p.name.toLowerCase().replace(/[^a-z0-9]/g, "")).toBe(line.provider.toLowerCase().replace(/[^a-z0-9]/g, ""));
+      else expect(p.id).toBe(line.source);
+    }
+    // toolalpaca's 21 APIs are 21 providers.
+    expect(m.providers.filter((p) => p.source === "toolalpaca")).toHaveLength(21);
   });
 });

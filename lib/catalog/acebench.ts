@@ -1,5 +1,5 @@
-// Converts the public ACEBench tool list (JSONL, one tool a line; see /work/shared/catalog/README.md)
-// into a manifest. The tools are descriptions without an upstream: each `source` becomes one
+// Converts the public tool list (JSONL, one tool a line; see the catalog's README) into a manifest.
+// The tools are descriptions without an upstream: each `source` and provider name becomes one
 // catalog-only provider (transport "none"), so they are searchable and inspectable, and a Call
 // answers tool_unavailable.
 import { z } from "zod";
@@ -121,13 +121,21 @@ function convertTool(raw: RawTool): ToolManifest {
   return tool;
 }
 
-function providerFor(source: string, tools: ToolManifest[]): ProviderManifest {
+/** A provider id from a source and a provider's name: a lower-case slug (`toolalpaca.nager-date`). */
+function providerId(source: string, provider: string | null): string {
+  if (provider === null) return source;
+  const slug = provider.normalize("NFKD").toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+  return `${source}.${slug || "provider"}`.slice(0, 100);
+}
+
+function providerFor(source: string, provider: string | null, tools: ToolManifest[]): ProviderManifest {
   const categories = [...new Set(tools.map((t) => t.category).filter((c): c is string => !!c))].sort();
+  const name = provider ?? source;
   return {
-    id: source,
-    name: source,
-    description: `Catalog-only tools imported from ${source}; they describe capabilities but have no upstream to call.`,
-    i18n: { zh: { description: `从 ${source} 导入的目录工具：仅用于检索和查看，没有可调用的上游服务。` } },
+    id: providerId(source, provider),
+    name,
+    description: `Catalog-only tools of ${name} imported from ${source}; they describe capabilities but have no upstream to call.`,
+    i18n: { zh: { description: `从 ${source} 导入的${provider ? ` ${provider} ` : ""}目录工具：仅用于检索和查看，没有可调用的上游服务。` } },
     categories,
     transport: "none",
     allow_private_network: false,
@@ -138,12 +146,13 @@ function providerFor(source: string, tools: ToolManifest[]): ProviderManifest {
 }
 
 /**
- * Builds a manifest from the JSONL text: tool_id = the line's `id`, one provider per `source`,
+ * Builds a manifest from the JSONL text: tool_id = the line's `id`, one provider per `source` and
+ * `provider` name (the source's own when the line names none),
  * no billing rule (free). `opts.source` keeps one source only. Throws `ManifestError` naming the
  * first bad lines.
  */
 export function manifestFromToolsJsonl(text: string, opts: { source?: string } = {}): Manifest {
-  const bySource = new Map<string, ToolManifest[]>();
+  const byProvider = new Map<string, { source: string; name: string | null; tools: ToolManifest[] }>();
   const issues: { path: string; message: string }[] = [];
   text.split(/\r?\n/).forEach((line, index) => {
     if (line.trim() === "") return;
@@ -161,16 +170,20 @@ export function manifestFromToolsJsonl(text: string, opts: { source?: string } =
       return;
     }
     if (opts.source !== undefined && parsed.data.source !== opts.source) return;
-    const list = bySource.get(parsed.data.source) ?? [];
-    list.push(convertTool(parsed.data));
-    bySource.set(parsed.data.source, list);
+    // One provider per source and provider name (names that differ only in case or punctuation are
+    // one provider, named as first seen): the provider is part of what a tool is, its API's name.
+    const name = parsed.data.provider?.trim() || null;
+    const id = providerId(parsed.data.source, name);
+    const entry = byProvider.get(id) ?? { source: parsed.data.source, name, tools: [] };
+    entry.tools.push(convertTool(parsed.data));
+    byProvider.set(id, entry);
   });
   if (issues.length > 0) throw new ManifestError(formatIssueList("Invalid tools JSONL", issues), issues);
-  if (bySource.size === 0) {
+  if (byProvider.size === 0) {
     const message = opts.source !== undefined ? `No tools with source "${opts.source}" in the tools JSONL` : "The tools JSONL has no tools";
     throw new ManifestError(message, [{ path: "", message }]);
   }
-  const providers = [...bySource].map(([source, tools]) => providerFor(source, tools));
+  const providers = [...byProvider.values()].map(({ source, name, tools }) => providerFor(source, name, tools));
   // Re-validate: the converted catalog must meet the same rules as a hand-written manifest.
   return parseManifest({ providers }, "catalog converted from JSONL");
 }

@@ -8,7 +8,8 @@ import { manifestFromToolsJsonl } from "../catalog/acebench";
 import type { Manifest } from "../catalog/manifest";
 import { indexDocument, type CatalogTool } from "./catalog-index";
 import { qualityFigures, recallAt, type QualityFigures } from "./metrics";
-import { SearchIndex, analyzeDocument, type AnalyzedDocument, type RankerSettings } from "./ranker";
+import { SearchIndex, analyzeDocument, indexShape, type AnalyzedDocument, type RankerSettings } from "./ranker";
+import { ReferenceBm25, type ReferenceDoc } from "./reference-bm25";
 
 export interface BenchQuery {
   qid: string;
@@ -24,6 +25,17 @@ export interface BenchSource {
   /** Tokenised once; every settings trial builds its index from these. */
   analyzed: AnalyzedDocument[];
   queries: BenchQuery[];
+  /**
+   * What plain BM25 scores on this source, the bar to beat: the higher of the catalog README's
+   * stated figures and the README's BM25 computed here (`reference-bm25.ts`), which differ by
+   * ties and tokenising on the small sources.
+   */
+  reference: {
+    ndcg10: number;
+    mrr: number;
+    /** The computed BM25's top 10 of each query, in `queries` order (a fit compares on its sample). */
+    ranked: string[][];
+  };
 }
 
 /** One JSON value a line; blank lines skipped. */
@@ -64,15 +76,40 @@ export function catalogToolsFromManifest(manifest: Manifest): CatalogTool[] {
   );
 }
 
+/**
+ * The plain-BM25 figures a catalog's README states, by source: "`toolalpaca` 81.3 / 87.8 / 78.9"
+ * (NDCG@10 / Recall@5 / MRR), or "`acebench-zh` 81.1 (segmenter) or 83.4 (bigrams)" (NDCG@10 only,
+ * the higher kept).
+ */
+export function readmeReferences(readme: string): Map<string, { ndcg10: number; mrr?: number }> {
+  const out = new Map<string, { ndcg10: number; mrr?: number }>();
+  const section = /Reference figures of plain BM25[^\n]*/.exec(readme)?.[0] ?? "";
+  const n = String.raw`(\d+(?:\.\d+)?)`;
+  for (const m of section.matchAll(new RegExp(String.raw`\x60([\w.-]+)\x60 ${n}(?: / ${n} / ${n}| \([^)]*\) or ${n})`, "g"))) {
+    out.set(m[1], { ndcg10: Math.max(Number(m[2]), Number(m[5] ?? 0)), ...(m[4] !== undefined && { mrr: Number(m[4]) }) });
+  }
+  return out;
+}
+
 /** Every source of a catalog directory (`tools.jsonl`, `queries.jsonl`), tools in id order as the snapshot keeps them. */
 export function loadBenchSources(catalogDir: string): BenchSource[] {
+  const lines = readJsonl<ReferenceDoc & { source: string }>(path.join(catalogDir, "tools.jsonl"));
   const tools = catalogToolsFromManifest(manifestFromToolsJsonl(fs.readFileSync(path.join(catalogDir, "tools.jsonl"), "utf8")));
   const queries = readJsonl<BenchQuery>(path.join(catalogDir, "queries.jsonl"));
+  const readmeFile = path.join(catalogDir, "README.md");
+  const stated = readmeReferences(fs.existsSync(readmeFile) ? fs.readFileSync(readmeFile, "utf8") : "");
   const names = [...new Set(queries.map((q) => q.dataset))].sort();
   return names.map((name) => {
     // The snapshot orders tools by id (text order), and ties break by that order.
     const own = tools.filter((t) => t.source === name).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return { name, tools: own, analyzed: own.map((t) => analyzeDocument(indexDocument(t))), queries: queries.filter((q) => q.dataset === name) };
+    const ownQueries = queries.filter((q) => q.dataset === name);
+    // The reference ranks in the file's order, as the README's figures were computed.
+    const bm25 = new ReferenceBm25(lines.filter((t) => t.source === name));
+    const ranked = ownQueries.map((q) => bm25.rank(q.query, 10));
+    const computed = sourceFigures(ownQueries.map((q, i) => ({ ranked: ranked[i], gold: q.gold })));
+    const readme = stated.get(name);
+    const reference = { ndcg10: Math.max(computed.ndcg10, readme?.ndcg10 ?? 0), mrr: Math.max(computed.mrr, readme?.mrr ?? 0), ranked };
+    return { name, tools: own, analyzed: own.map((t) => analyzeDocument(indexDocument(t))), queries: ownQueries, reference };
   });
 }
 
@@ -89,9 +126,25 @@ export interface Ranking {
   gold: string[];
 }
 
+/** Each source's indexes by shape: a fit tries many query-time values over the same postings. */
+const builtIndexes = new WeakMap<BenchSource, Map<string, SearchIndex>>();
+
+function indexFor(source: BenchSource, settings: RankerSettings): SearchIndex {
+  let byShape = builtIndexes.get(source);
+  if (!byShape) builtIndexes.set(source, (byShape = new Map()));
+  const shape = indexShape(settings);
+  let index = byShape.get(shape);
+  if (!index) {
+    // A handful of shapes at a time: a fit moves one setting at a time.
+    if (byShape.size >= 8) byShape.delete(byShape.keys().next().value!);
+    byShape.set(shape, (index = new SearchIndex(source.analyzed, settings)));
+  }
+  return index.withSettings(settings);
+}
+
 /** Top-10 ids of every query of a source under `settings`. */
 export function rankSource(source: BenchSource, settings: RankerSettings, queries: readonly BenchQuery[] = source.queries): Ranking[] {
-  const index = new SearchIndex(source.analyzed, settings);
+  const index = indexFor(source, settings);
   return queries.map((q) => ({ qid: q.qid, ranked: index.search(q.query, 10).map((r) => r.id), gold: q.gold }));
 }
 

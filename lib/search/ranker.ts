@@ -4,7 +4,7 @@
 import { analyzeQuery, defaultExpansionWeights, push, termPairs, type ExpansionWeights } from "./expand";
 import { FuzzyIndex } from "./fuzzy";
 import fitted from "./fitted-settings.json";
-import { containsChinese, latinWords, stem, tokenize } from "./tokenize";
+import { containsChinese, exactTerms, foldPlural, isEnglishStopWord, latinWords, splitIdentifier, stem, tokenize } from "./tokenize";
 
 export const searchFields = ["name", "description", "params", "paramText", "examples", "category", "provider"] as const;
 export type SearchField = (typeof searchFields)[number];
@@ -32,6 +32,13 @@ export interface RankerSettings {
   /** Length normalisation per field (BM25's b). */
   fieldB: Record<SearchField, number>;
   /**
+   * How much of each field's length normalisation is by the whole tool's length instead of the
+   * field's own (0: per field, BM25F; 1: by the tool's weighted length, as plain BM25 over one bag
+   * of words does). Where names and descriptions are two or three words, a per-field norm makes a
+   * word in a short name outweigh everything else the tool says.
+   */
+  docNorm: number;
+  /**
    * Coverage re-rank: a candidate's score is multiplied by 1 + Σ weight × (idf-weighted share of
    * that part of the tool found in the query). Queries are long requests and tools are short:
    * a tool whose own words the request mostly uses is a better answer than one that shares a
@@ -40,9 +47,25 @@ export interface RankerSettings {
   coverage: { name: number; description: number; params: number };
   /** Idf mass added to every part's total before the share is taken (short parts need more evidence). */
   coveragePrior: number;
+  /**
+   * 0: a part the tool lacks (no parameters) covers nothing; 1: the coverage weights are spread
+   * over the parts the tool has, so a tool is not outranked for having no parameters to match.
+   */
+  coverageOwnParts: number;
   /** How many BM25F candidates the coverage re-rank looks at. */
   rerankDepth: number;
   expansion: ExpansionWeights;
+  /**
+   * Weight of a request word's exact form (plural folded, not stemmed) beside its stem: a tool that
+   * uses the word as the request does scores above one that only shares its stem. 0 turns it off.
+   */
+  exact: number;
+  /**
+   * A request that names something the catalog has never heard of ("Titanic", "Taylor Swift": a
+   * capitalised or quoted word no tool uses) needs a search to turn the name into an id: tools that
+   * find things by free text (`AnalyzedDocument.lookup`) are scored × (1 + lookup). 0 turns it off.
+   */
+  lookup: number;
   /** Weight of a catalog term reached through a typo correction (edit distance 1; 2 counts 70%). */
   fuzzy: number;
   /**
@@ -67,6 +90,8 @@ export interface RankerSettings {
   chainDepth: number;
   /** An input with more producers than this is too generic to link. */
   chainFanout: number;
+  /** 1: an input named `<thing>_id` is also produced by a tool whose name ends with the thing (`Search Movies` for `movie_id`). */
+  chainIds: number;
   /**
    * Pseudo-relevance feedback (RM3): the terms of the `docs` best first-pass tools, weighted by
    * their share of those tools' text and score, the `terms` strongest added to the query at
@@ -80,16 +105,21 @@ export const baseRankerSettings: RankerSettings = {
   k1: 1.2,
   fieldWeights: { name: 3, description: 1.5, params: 1, paramText: 0.8, examples: 0.5, category: 1, provider: 1 },
   fieldB: { name: 0.5, description: 0.75, params: 0.75, paramText: 0.75, examples: 0.5, category: 0.5, provider: 0.5 },
+  docNorm: 0,
   coverage: { name: 0.25, description: 1, params: 1.5 },
   coveragePrior: 0,
+  coverageOwnParts: 0,
   rerankDepth: 50,
   expansion: defaultExpansionWeights,
+  exact: 0,
+  lookup: 0,
   fuzzy: 0.6,
   abbreviation: 0,
   reliability: 0.02,
   chain: 0,
   chainDepth: 5,
   chainFanout: 3,
+  chainIds: 0,
   prf: { docs: 5, terms: 20, weight: 0 },
 };
 
@@ -113,12 +143,19 @@ export function withOverrides(settings: RankerSettings, values: Partial<Record<s
   return out as unknown as RankerSettings;
 }
 
+/** The settings an index's build depends on, as a key: two settings with the same key share postings. */
+export function indexShape(settings: RankerSettings): string {
+  return JSON.stringify([settings.fieldWeights, settings.fieldB, settings.docNorm, settings.exact > 0, settings.chainFanout, settings.chainIds]);
+}
+
 /** A document tokenised once: reused by every index that contains it (whole catalog, per source). */
 export interface AnalyzedDocument {
   id: string;
   successRate: number | null;
   /** Terms per field, in `searchFields` order. */
   fields: string[][];
+  /** Exact (unstemmed) forms of each field's English words, in `searchFields` order (see `RankerSettings.exact`). */
+  exact: string[][];
   /** English words before stemming, for the typo index. */
   words: Set<string>;
   /** Terms of each required parameter's name. */
@@ -127,7 +164,12 @@ export interface AnalyzedDocument {
   nameTerms: string[];
   /** Terms of the names (and field names) of the parameters the catalog documents (see `IndexDocument.documentedParams`). */
   documentedParamTerms: string[];
+  /** The tool finds things by free text: it requires a query-like parameter (`query`, `q`, `keyword`, `search`, `term`). */
+  lookup: boolean;
 }
+
+/** Parameter names (their last word) of a search: a tool that requires one turns a name into the ids other tools need. */
+const LOOKUP_INPUTS = new Set(["query", "q", "keyword", "search", "term"]);
 
 export function analyzeDocument(doc: IndexDocument): AnalyzedDocument {
   const words = new Set<string>();
@@ -135,10 +177,12 @@ export function analyzeDocument(doc: IndexDocument): AnalyzedDocument {
     id: doc.id,
     successRate: doc.successRate,
     fields: searchFields.map((f) => doc.fields[f].flatMap((text) => tokenize(text, words))),
+    exact: searchFields.map((f) => doc.fields[f].flatMap((text) => exactTerms(text))),
     words,
     inputs: (doc.inputs ?? []).map((name) => tokenize(name)).filter((terms) => terms.length > 0),
     nameTerms: tokenize(doc.fields.name[0] ?? ""),
     documentedParamTerms: (doc.documentedParams ?? []).flatMap((name) => tokenize(name)),
+    lookup: (doc.inputs ?? []).some((name) => LOOKUP_INPUTS.has(foldPlural(splitIdentifier(name).at(-1) ?? ""))),
   };
 }
 
@@ -224,6 +268,17 @@ export class SearchIndex {
     if (runNow) for (const _ of this.steps());
   }
 
+  /**
+   * This index ranking with other settings: the built postings are shared when the settings that
+   * shape them (field weights and length norms, exact forms, chain fan-out) are the same, so a fit
+   * that tries query-time values (coverage, chains, feedback, k1) builds each index once.
+   */
+  withSettings(settings: RankerSettings): SearchIndex {
+    if (indexShape(settings) !== indexShape(this.settings)) return new SearchIndex(this.documents, settings);
+    const view = Object.create(SearchIndex.prototype) as SearchIndex;
+    return Object.assign(view, this, { settings });
+  }
+
   /** The index, built in slices that yield to the event loop between them. */
   static async build(documents: readonly AnalyzedDocument[], settings: RankerSettings = defaultRankerSettings): Promise<SearchIndex> {
     const index = new SearchIndex(documents, settings, false);
@@ -238,19 +293,25 @@ export class SearchIndex {
     for (const doc of documents) for (const w of doc.words) this.words.add(w);
 
     const avgLength = searchFields.map((_, f) => documents.reduce((sum, doc) => sum + doc.fields[f].length, 0) / Math.max(1, documents.length) || 1);
+    // A tool's length as BM25F weighs it: each field's tokens at the field's weight.
+    const docLength = (fields: string[][]) => searchFields.reduce((sum, field, f) => sum + settings.fieldWeights[field] * fields[f].length, 0);
+    const avgDocLength = documents.reduce((sum, doc) => sum + docLength(doc.fields), 0) / Math.max(1, documents.length) || 1;
     const lists = new Map<string, { docs: number[]; tfs: number[] }>();
     for (let d = 0; d < documents.length; d++) {
       if (d > 0 && d % SLICE === 0) yield;
       const { fields } = documents[d];
       // BM25F: each field's counts are length-normalised and weighted, then saturated together.
       const pseudoTf = new Map<string, number>();
+      const wholeRatio = docLength(fields) / avgDocLength;
       searchFields.forEach((field, f) => {
         const tokens = fields[f];
         if (tokens.length === 0) return;
         const b = settings.fieldB[field];
-        const w = settings.fieldWeights[field] / (1 - b + (b * tokens.length) / avgLength[f]);
+        const ratio = (1 - settings.docNorm) * (tokens.length / avgLength[f]) + settings.docNorm * wholeRatio;
+        const w = settings.fieldWeights[field] / (1 - b + b * ratio);
         for (const t of tokens) pseudoTf.set(t, (pseudoTf.get(t) ?? 0) + w);
         for (const t of termPairs(tokens)) pseudoTf.set(t, (pseudoTf.get(t) ?? 0) + w);
+        if (settings.exact > 0) for (const t of documents[d].exact[f]) pseudoTf.set(t, (pseudoTf.get(t) ?? 0) + w);
       });
       for (const [t, tf] of pseudoTf) {
         let list = lists.get(t);
@@ -320,7 +381,9 @@ export class SearchIndex {
     });
     return this.documents.map((doc, d) => {
       const out = new Set<number>();
-      for (const input of doc.inputs) {
+      // `movie_id` is produced by what lists movies (`Search Movies`), as `token` by `GetUserToken`.
+      const wanted = doc.inputs.flatMap((input) => (this.settings.chainIds > 0 && input.length > 1 && input[input.length - 1] === "id" ? [input, input.slice(0, -1)] : [input]));
+      for (const input of wanted) {
         const key = input.join(" ");
         const found = (byLastTerm.get(input[input.length - 1]) ?? []).filter((p) => {
           const producer = this.documents[p];
@@ -345,6 +408,7 @@ export class SearchIndex {
   queryTerms(query: string): Map<string, number> {
     const terms = analyzeQuery(query, this.settings.expansion);
     const words = latinWords(query);
+    if (this.settings.exact > 0) for (const t of exactTerms(query)) terms.set(t, this.settings.exact);
     if (this.settings.abbreviation > 0 && this.abbreviations.size > 0) {
       for (const word of words) {
         if (word.length < 5) continue;
@@ -394,9 +458,25 @@ export class SearchIndex {
   search(query: string, limit: number, accept?: (index: number) => boolean): RankedDocument[] {
     const terms = this.queryTerms(query);
     const { prf } = this.settings;
-    if (prf.weight <= 0 || prf.docs <= 0) return this.rank(terms, limit, accept);
-    const first = this.rank(terms, Math.max(limit, prf.docs), accept);
-    return this.rank(this.feedback(terms, first.slice(0, prf.docs)), limit, accept);
+    const lookup = this.settings.lookup > 0 && this.namesSomethingUnknown(query);
+    if (prf.weight <= 0 || prf.docs <= 0) return this.rank(terms, limit, accept, lookup);
+    const first = this.rank(terms, Math.max(limit, prf.docs), accept, lookup);
+    return this.rank(this.feedback(terms, first.slice(0, prf.docs)), limit, accept, lookup);
+  }
+
+  /**
+   * Whether the request names something no tool mentions: a word written with a capital inside a
+   * sentence, or quoted, that is neither a catalog word nor a catalog term ("Titanic", 'My Rock').
+   */
+  private namesSomethingUnknown(query: string): boolean {
+    const named = new Set<string>();
+    for (const [, inner] of query.matchAll(/["'“‘]([^"'”’]{2,80})["'”’]/g)) for (const w of inner.toLowerCase().match(/[a-z]+/g) ?? []) named.add(w);
+    for (const [, before, word] of query.matchAll(/(^|[.!?]\s+|\s)([A-Z][A-Za-z-]*)/g)) if (before !== "" && !/[.!?]/.test(before)) named.add(word.toLowerCase());
+    for (const word of named) {
+      if (word.length < 2 || isEnglishStopWord(word)) continue;
+      if (!this.words.has(word) && !this.termIds.has(stem(word))) return true;
+    }
+    return false;
   }
 
   /**
@@ -469,7 +549,7 @@ export class SearchIndex {
     return out;
   }
 
-  private rank(terms: Map<string, number>, limit: number, accept?: (index: number) => boolean): RankedDocument[] {
+  private rank(terms: Map<string, number>, limit: number, accept?: (index: number) => boolean, lookup = false): RankedDocument[] {
     const { k1 } = this.settings;
     const scores = new Float64Array(this.size);
     for (const [term, qw] of terms) {
@@ -483,14 +563,19 @@ export class SearchIndex {
       }
     }
     const candidates = this.top(scores, Math.max(limit, this.settings.rerankDepth), accept);
-    const { coverage, reliability } = this.settings;
+    const { coverage, coverageOwnParts, reliability } = this.settings;
+    const allWeights = coverage.name + coverage.description + coverage.params;
     for (const c of candidates) {
       const part = this.parts[c.index];
+      const own = (part.name.total > 0 ? coverage.name : 0) + (part.description.total > 0 ? coverage.description : 0) + (part.params.total > 0 ? coverage.params : 0);
+      const spread = own > 0 ? 1 + coverageOwnParts * (allWeights / own - 1) : 1;
       c.score *=
         1 +
-        coverage.name * this.coverage(part.name, terms) +
-        coverage.description * this.coverage(part.description, terms) +
-        coverage.params * this.coverage(part.params, terms);
+        spread *
+          (coverage.name * this.coverage(part.name, terms) +
+            coverage.description * this.coverage(part.description, terms) +
+            coverage.params * this.coverage(part.params, terms));
+      if (lookup && this.documents[c.index].lookup) c.score *= 1 + this.settings.lookup;
       const rate = this.documents[c.index].successRate;
       if (rate !== null) c.score *= 1 + reliability * (2 * Math.min(1, Math.max(0, rate)) - 1);
     }

@@ -93,6 +93,27 @@ export function latinWords(text: string, out: Set<string> = new Set()): Set<stri
   return out;
 }
 
+/** An English word with only its plural folded ("cities" -> "city"): the form a stem-blind match compares. */
+export function foldPlural(word: string): string {
+  if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
+  if (word.length > 4 && /(s|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2);
+  if (word.length > 3 && word.endsWith("s") && !/(ss|us|is)$/.test(word)) return word.slice(0, -1);
+  return word;
+}
+
+/**
+ * The exact forms of a text's English words (plural folded, not stemmed), marked `=` so they never
+ * meet a stem: "playing" and "play" share a stem, and a request to play is not one for what is playing.
+ */
+export function exactTerms(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.match(LATIN_WORD) ?? []) {
+    if (HAS_CJK.test(raw)) continue;
+    for (const word of splitIdentifier(raw)) if (!ENGLISH_STOP_WORDS.has(word) && !/\d/.test(word)) out.push(`=${foldPlural(word)}`);
+  }
+  return out;
+}
+
 /** English terms of a Latin-script text: identifier-aware words, stop words dropped, stemmed. */
 export function latinTerms(text: string, out: string[] = [], words?: Set<string>): string[] {
   for (const raw of text.match(LATIN_WORD) ?? []) {

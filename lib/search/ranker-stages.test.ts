@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { SearchIndex, analyzeDocument, baseRankerSettings, withOverrides, type IndexDocument } from "./ranker";
+
+/** The stages that serve catalogs of REST operations (short names under one API), each against its own off switch. */
+
+function op(id: string, name: string, description: string, params: { name: string; required?: boolean; text?: string }[] = []): IndexDocument {
+  return {
+    id,
+    successRate: null,
+    inputs: params.filter((p) => p.required).map((p) => p.name),
+    documentedParams: params.filter((p) => p.text).map((p) => p.name),
+    fields: {
+      name: [name],
+      description: [description],
+      params: params.map((p) => p.name),
+      paramText: params.flatMap((p) => (p.text ? [p.text] : [])),
+      examples: [],
+      category: [],
+      provider: ["Music API"],
+    },
+  };
+}
+
+const ranked = (docs: IndexDocument[], settings: Partial<Record<string, number>>, query: string) =>
+  new SearchIndex(docs.map(analyzeDocument), withOverrides(baseRankerSettings, { "coverage.name": 0, "coverage.description": 0, "coverage.params": 0, ...settings }))
+    .search(query, 10)
+    .map((r) => r.id);
+
+describe("exact word forms (exact)", () => {
+  const music = [
+    op("now", "Get Currently Playing Track", "Get the track currently being played."),
+    op("start", "Start Playback", "Start or resume playback.", [{ name: "uris", text: "Tracks to play." }]),
+  ];
+  it("a request to play finds what plays, not what is playing, once exact forms count", () => {
+    expect(ranked(music, { exact: 0 }, "play a song")[0]).toBe("now");
+    expect(ranked(music, { exact: 1 }, "play a song")[0]).toBe("start");
+  });
+});
+
+describe("whole-tool length normalisation (docNorm)", () => {
+  const long = "Covers stations, sensors, archives, radar imagery, marine zones, aviation bulletins, pollen counts and almanac tables across many regions.";
+  const reports = [op("long", "Weather report", long), op("short", "Weather report", "A short summary.")];
+  it("per field, two equal names match equally; over the whole tool, the one that says much else weighs less", () => {
+    expect(ranked(reports, { docNorm: 0 }, "weather report")).toEqual(["long", "short"]);
+    expect(ranked(reports, { docNorm: 1 }, "weather report")).toEqual(["short", "long"]);
+  });
+});
+
+describe("lookup tools for named things (lookup)", () => {
+  const movies = [
+    op("search", "Search Movies", "Search for movies by title.", [{ name: "query", required: true, text: "Text to look for." }]),
+    op("credits", "Get Credits", "Get the cast and crew of a movie, its director included.", [{ name: "movie_id", required: true }]),
+    op("images", "Get Movie Images", "Get the images of a movie.", [{ name: "movie_id", required: true }]),
+  ];
+  const before = (order: string[]) => order.indexOf("search") < order.indexOf("images");
+  it("a request naming something no tool knows lifts the tools that search by text", () => {
+    const query = "Who is the director of the movie Twilight?";
+    expect(before(ranked(movies, { lookup: 0 }, query))).toBe(false);
+    expect(before(ranked(movies, { lookup: 2 }, query))).toBe(true);
+  });
+  it("does nothing when the request names nothing unknown (a capital at a sentence's start does not count)", () => {
+    expect(ranked(movies, { lookup: 2 }, "Director of a movie")).toEqual(ranked(movies, { lookup: 0 }, "Director of a movie"));
+  });
+  it("a quoted name counts, even in lower case", () => {
+    expect(before(ranked(movies, { lookup: 2 }, "the director of the movie 'twilight'"))).toBe(true);
+  });
+});
+
+describe("producers of ids (chainIds)", () => {
+  const ops = [
+    op("playlists", "Get My Playlists", "The user's playlists."),
+    op("remove", "Remove Playlist Items", "Remove items from a playlist.", [{ name: "playlist_id", required: true }, { name: "tracks", required: true }]),
+    op("other", "Get Album", "An album.", []),
+  ];
+  it("a tool needing <thing>_id brings the tool that lists the thing beside it", () => {
+    const query = "remove some items";
+    expect(ranked(ops, { chain: 0.8, chainIds: 0 }, query)).not.toContain("playlists");
+    expect(ranked(ops, { chain: 0.8, chainIds: 1 }, query)).toContain("playlists");
+  });
+});
