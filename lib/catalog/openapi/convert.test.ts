@@ -2,9 +2,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { type HttpExecution, ManifestError, type ToolManifest, parameterIssues } from "../manifest";
-import { manifestFromOpenApi, type OpenApiImportOptions } from "./convert";
+import { manifestFromOpenApi } from "./convert";
 import { restPathId, toolAlpacaFunctionName } from "./ids";
 import { parseApiText } from "./read";
+import type { OpenApiImportOptions } from "./types";
 
 const CATALOG = path.resolve("../shared/catalog");
 const OPENAPI = path.join(CATALOG, "openapi");

@@ -5,36 +5,14 @@
 // operation, or a warning — never a silent drop. Pure: no database, no network.
 import $RefParser, { JSONParserErrorGroup } from "@apidevtools/json-schema-ref-parser";
 import swagger2openapi from "swagger2openapi";
-import { BillingRuleSchema, type BillingRule, type Manifest, ManifestError, type ProviderAuth, formatIssueList, parseManifest, toolIdPattern } from "../manifest";
+import { type Manifest, ManifestError, formatIssueList, parseManifest, toolIdPattern } from "../manifest";
 import { plainText } from "../plain-text";
 import { operationToolKey } from "./ids";
 import { type OperationContext, type OperationInput, type OperationTool, toolFromOperation } from "./operation";
+import { billingRules } from "./prices";
+import { METHODS, ownServers, providerAuth, providerBaseUrl, slug } from "./provider";
 import { pointerToken } from "./schema";
-
-export interface OpenApiImportOptions {
-  /** The file or URL the document came from: errors name it. */
-  origin: string;
-  /** Where the document was fetched from: a relative server URL is resolved against it. */
-  documentUrl?: string;
-  /** Provider id; default: a slug of `info.title`. */
-  providerId?: string;
-  /** The tools' (and provider's) `source`. */
-  source?: string;
-  /** Overrides the document's servers. */
-  baseUrl?: string;
-  /** Environment variable holding the credential of the document's security scheme. */
-  authEnv?: string;
-  allowPrivateNetwork?: boolean;
-  /** Credits per successful call of every operation; absent or 0 = free. */
-  priceCredits?: number;
-  /** Credits (or a billing rule) per operation, by operationId or tool id; operations not named are free. */
-  pricePerOperation?: Record<string, unknown>;
-}
-
-export interface Finding {
-  pointer: string;
-  message: string;
-}
+import type { Finding, OpenApiImportOptions } from "./types";
 
 export interface OpenApiImport {
   manifest: Manifest;
@@ -44,7 +22,6 @@ export interface OpenApiImport {
   warnings: Finding[];
 }
 
-const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 const CALLABLE = new Set(["get", "put", "post", "delete", "patch"]);
 const PATH_ITEM_FIELDS = new Set(["$ref", "summary", "description", "servers", "parameters"]);
 /** Parts of a document the import never reads: an unresolvable `$ref` there is only a warning. */
@@ -180,7 +157,7 @@ async function openApi3(input: unknown, errors: Finding[]): Promise<{ document: 
   if (typeof input.openapi === "string" && /^3\.[01]\./.test(input.openapi)) return { document: structuredClone(input), version: input.openapi.startsWith("3.1") ? "3.1" : "3.0" };
   if (input.swagger === "2.0") {
     try {
-      const converted = await swagger2openapi.convertObj(structuredClone(input) as never, { patch: true, warnOnly: true, resolveInternal: false });
+      const converted = await swagger2openapi.convertObj(structuredClone(input) as never, { patch: true, warnOnly: true });
       return { document: converted.openapi as unknown as Record<string, unknown>, version: "3.0" };
     } catch (err) {
       errors.push({ pointer: "", message: `the Swagger 2.0 document cannot be converted to OpenAPI 3: ${(err as Error).message}` });
@@ -230,94 +207,6 @@ async function dereference(document: Record<string, unknown>, errors: Finding[],
   }
 }
 
-/**
- * The provider's credentials from the document's security schemes: the first scheme its
- * requirements (global, then per operation) name that Tollgate can send, with `--auth-env`.
- */
-function providerAuth(doc: Record<string, unknown>, authEnv: string | undefined, errors: Finding[], warnings: Finding[]): ProviderAuth | undefined {
-  const schemes = isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {};
-  const named = new Set<string>();
-  const requirements = [doc.security, ...operationsOf(doc).map((op) => op.security)];
-  for (const list of requirements) if (Array.isArray(list)) for (const req of list) if (isObject(req)) for (const name of Object.keys(req)) named.add(name);
-  const candidates = [...named, ...Object.keys(schemes)].filter((n, i, all) => all.indexOf(n) === i && isObject(schemes[n]));
-  const mapped = candidates.map((name) => ({ name, auth: authOf(schemes[name] as Record<string, unknown>, authEnv ?? "ENV") })).filter((c) => c.auth !== undefined);
-  const chosen = mapped[0];
-  if (!authEnv) {
-    if (chosen) warnings.push({ pointer: `/components/securitySchemes/${pointerToken(chosen.name)}`, message: `the API authenticates with "${chosen.name}"; without --auth-env Calls are sent without credentials` });
-    return undefined;
-  }
-  if (!chosen) {
-    if (candidates.length > 0) {
-      errors.push({ pointer: "/components/securitySchemes", message: `--auth-env ${authEnv} given, but no security scheme is one Tollgate can send (http bearer/basic, apiKey in a header or the query, oauth2, openIdConnect): ${candidates.join(", ")}` });
-      return undefined;
-    }
-    warnings.push({ pointer: "/components/securitySchemes", message: `the document declares no security scheme: --auth-env ${authEnv} is sent as Authorization: Bearer` });
-    return { type: "bearer", env: authEnv };
-  }
-  if (mapped.length > 1) warnings.push({ pointer: "/components/securitySchemes", message: `several security schemes; Calls use "${chosen.name}" (not ${mapped.slice(1).map((m) => `"${m.name}"`).join(", ")})` });
-  return chosen.auth;
-}
-
-function authOf(scheme: Record<string, unknown>, env: string): ProviderAuth | undefined {
-  const scheme_ = typeof scheme.scheme === "string" ? scheme.scheme.toLowerCase() : "";
-  if (scheme.type === "http" && scheme_ === "bearer") return { type: "bearer", env };
-  if (scheme.type === "http" && scheme_ === "basic") return { type: "basic", env };
-  if (scheme.type === "oauth2" || scheme.type === "openIdConnect") return { type: "bearer", env };
-  if (scheme.type === "apiKey" && typeof scheme.name === "string" && scheme.name) {
-    if (scheme.in === "header") return { type: "header", header: scheme.name, env };
-    if (scheme.in === "query") return { type: "query", query: scheme.name, env };
-  }
-  return undefined;
-}
-
-function operationsOf(doc: Record<string, unknown>): Record<string, unknown>[] {
-  if (!isObject(doc.paths)) return [];
-  return Object.values(doc.paths).flatMap((item) => (isObject(item) ? METHODS.map((m) => item[m]).filter(isObject) : []));
-}
-
-/** `--base-url`, else the first server with its variables at their defaults, resolved against the document's URL when relative. */
-function providerBaseUrl(doc: Record<string, unknown>, options: OpenApiImportOptions, errors: Finding[]): string {
-  if (options.baseUrl) return options.baseUrl.replace(/\/+$/, "");
-  const server = Array.isArray(doc.servers) && isObject(doc.servers[0]) ? doc.servers[0] : undefined;
-  const url = serverUrl(server, "/servers/0", errors) ?? "/";
-  const resolved = resolveUrl(url, options.documentUrl);
-  if (!resolved) {
-    errors.push({ pointer: server ? "/servers/0/url" : "/servers", message: `the server URL "${url}" is relative: give --base-url (or import the document from its URL)` });
-    return "";
-  }
-  return resolved;
-}
-
-function serverUrl(server: Record<string, unknown> | undefined, pointer: string, errors: Finding[]): string | undefined {
-  if (!server || typeof server.url !== "string") return undefined;
-  const variables = isObject(server.variables) ? server.variables : {};
-  return server.url.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
-    const variable = variables[name];
-    if (isObject(variable) && (typeof variable.default === "string" || typeof variable.default === "number")) return String(variable.default);
-    errors.push({ pointer: `${pointer}/variables/${pointerToken(name)}`, message: `server variable {${name}} has no default` });
-    return whole;
-  });
-}
-
-function resolveUrl(url: string, base: string | undefined): string | undefined {
-  try {
-    const absolute = base ? new URL(url, base) : /^https?:\/\//i.test(url) ? new URL(url) : url.startsWith("//") ? new URL(`https:${url}`) : undefined;
-    if (!absolute || !/^https?:$/.test(absolute.protocol)) return undefined;
-    return absolute.toString().replace(/\/+$/, "");
-  } catch {
-    return undefined;
-  }
-}
-
-/** The operation's (or its path's) own servers when they lead elsewhere than the provider's base URL. */
-function ownServers(operation: Record<string, unknown>, item: Record<string, unknown>, baseUrl: string, options: OpenApiImportOptions): string | undefined {
-  if (options.baseUrl) return undefined;
-  const servers = Array.isArray(operation.servers) ? operation.servers : Array.isArray(item.servers) ? item.servers : undefined;
-  if (!servers || !isObject(servers[0]) || typeof servers[0].url !== "string") return undefined;
-  const url = resolveUrl(serverUrl(servers[0], "", []) ?? "", options.documentUrl ?? baseUrl);
-  return url === baseUrl ? undefined : (url ?? servers[0].url);
-}
-
 /** `<provider id>:<operationId>` (else `<provider id>:<restPathId>`); a second operation with the same key gets `-2`. */
 function uniqueToolId(providerId: string, tool: OperationTool, used: Set<string>, pointer: string, warnings: Finding[]): string {
   const base = `${providerId}:${operationToolKey(tool.execution.method, tool.execution.path, tool.operationId)}`;
@@ -326,38 +215,4 @@ function uniqueToolId(providerId: string, tool: OperationTool, used: Set<string>
   if (id !== base) warnings.push({ pointer, message: `another operation already has the id "${base}": this one is "${id}"` });
   used.add(id);
   return id;
-}
-
-/** `--price` for every tool, or the `--price-per-operation` map (credits or a rule, by operationId or tool id); the rest free. */
-function billingRules(tools: (OperationTool & { id: string })[], options: OpenApiImportOptions, errors: Finding[]): Map<string, BillingRule> {
-  const free: BillingRule = { unit: "free", amount_credits: 0 };
-  const perCall = (credits: number): BillingRule => (credits > 0 ? { unit: "call", amount_credits: credits } : free);
-  const rules = new Map(tools.map((t) => [t.id, options.priceCredits ? perCall(options.priceCredits) : free]));
-  for (const [key, value] of Object.entries(options.pricePerOperation ?? {})) {
-    const targets = tools.filter((t) => t.id === key || t.operationId === key);
-    const where = `(--price-per-operation) ${key}`;
-    if (targets.length === 0) {
-      errors.push({ pointer: where, message: "names no imported operation (give an operationId or a tool id)" });
-      continue;
-    }
-    const parsed = typeof value === "number" ? BillingRuleSchema.safeParse(perCall(value)) : BillingRuleSchema.safeParse(value);
-    if (!parsed.success) {
-      errors.push({ pointer: where, message: parsed.error.issues.map((i) => `${i.path.join(".") || "rule"}: ${i.message}`).join("; ") });
-      continue;
-    }
-    for (const t of targets) rules.set(t.id, parsed.data);
-  }
-  return rules;
-}
-
-/** `info.title` as a provider id: lower-case letters, digits and `-` ("Spotify Web API" → `spotify-web-api`). */
-function slug(title: string): string {
-  const s = title
-    .toLowerCase()
-    .normalize("NFKD")
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 100)
-    .replace(/-+$/, "");
-  return s || "openapi";
 }
