@@ -211,6 +211,21 @@ describe("Calls of imported operations send exactly what the document says, thro
   });
 });
 
+describe("the outbound address guard", () => {
+  it("keeps applying to imported tools: without --allow-private-network a Call to a loopback base URL is refused, unpaid", async () => {
+    const file = path.join(path.dirname(priceFile), "pet-shop.json");
+    fs.writeFileSync(file, JSON.stringify(petShopDocument()));
+    await runCommand(database.db, ["providers", "import", "--openapi", file, "--id", "pet-shop-guarded", "--base-url", `${shop.url}/v1`, "--auth-env", "PETSHOP_KEY", "--price", "1"]);
+    invalidateToolCache(database.db);
+    const before = shop.received.length;
+    const { apiKey } = await seedAccount(database.db, { credits: "2" });
+    const { body } = await call(apiKey, "pet-shop-guarded:getPet", { petId: "1" });
+    expect(body).toMatchObject({ success: false, cost: 0, remaining_credits: 2, execution_outcome: { reason_code: "transport.execution_failed" } });
+    expect(body.error_message).toMatch(/non-public address 127\.0\.0\.1/);
+    expect(shop.received.length).toBe(before);
+  });
+});
+
 describe("re-importing the document", () => {
   const rowsOf = () => database.db.select().from(tools).where(eq(tools.providerId, "pet-shop")).orderBy(tools.id);
 

@@ -105,7 +105,7 @@ export function toolFromOperation(input: OperationInput, ctx: OperationContext):
   warnNonJsonAnswers(input, ctx);
   if (isObject(op.callbacks)) ctx.warn(`${input.pointer}/callbacks`, "callbacks are not imported: Tollgate does not receive requests from the API");
 
-  const summary = plainText(typeof op.summary === "string" ? op.summary : undefined, 200);
+  const summary = plainText(typeof op.summary === "string" ? op.summary : undefined, 200).replace(/\s+/g, " ");
   const details = plainText(typeof op.description === "string" ? op.description : undefined);
   const operationId = typeof op.operationId === "string" && op.operationId.trim() ? op.operationId.trim() : undefined;
   const text = !summary || details.startsWith(summary) ? details : [summary, details].filter(Boolean).join("\n\n");
