@@ -28,6 +28,7 @@ export const knobs: readonly { path: string; values: readonly number[] }[] = [
   { path: "exact", values: [0, 0.25, 0.5, 1] },
   { path: "lookup", values: [0, 0.5, 1, 2] },
   { path: "chainIds", values: [0, 1] },
+  { path: "lookupIds", values: [0, 0.5, 0.8, 1] },
 ];
 
 /** How much the mean margin counts beside the worst one: enough to break near-ties, never to outvote the worst source. */

@@ -66,6 +66,26 @@ describe("lookup tools for named things (lookup)", () => {
   });
 });
 
+describe("searches that give a named thing's id (lookupIds)", () => {
+  const movies = [
+    op("search-movies", "Search Movies", "Search for movies by title.", [{ name: "query", required: true, text: "Text to look for." }]),
+    op("search-people", "Search People", "Search for people by name.", [{ name: "query", required: true, text: "Text to look for." }]),
+    op("credits", "Get Credits", "Get the cast and crew of a movie, its director included.", [{ name: "movie_id", required: true }]),
+    op("images", "Get Images", "Get the images of a movie, its director's portrait included.", [{ name: "movie_id", required: true }]),
+  ];
+  const query = "Who is the director of Twilight?";
+  it("a request naming an unknown thing brings the search for the thing a well-ranked tool needs the id of", () => {
+    const without = ranked(movies, { lookup: 0.5, lookupIds: 0 }, query);
+    const withIds = ranked(movies, { lookup: 0.5, lookupIds: 1 }, query);
+    expect(withIds.indexOf("search-movies")).toBeLessThan(without.indexOf("search-movies") === -1 ? Infinity : without.indexOf("search-movies"));
+    expect(withIds.indexOf("search-movies")).toBeLessThan(withIds.indexOf("search-people") === -1 ? Infinity : withIds.indexOf("search-people"));
+    expect(withIds.slice(0, 2)).toContain("search-movies");
+  });
+  it("not for a request that names nothing unknown", () => {
+    expect(ranked(movies, { lookup: 0.5, lookupIds: 1 }, "the director of a movie")).toEqual(ranked(movies, { lookup: 0.5, lookupIds: 0 }, "the director of a movie"));
+  });
+});
+
 describe("producers of ids (chainIds)", () => {
   const ops = [
     op("playlists", "Get My Playlists", "The user's playlists."),

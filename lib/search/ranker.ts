@@ -93,6 +93,12 @@ export interface RankerSettings {
   /** 1: an input named `<thing>_id` is also produced by a tool whose name ends with the thing (`Search Movies` for `movie_id`). */
   chainIds: number;
   /**
+   * For a request that names something unknown (see `lookup`): the search tools whose name names
+   * the thing of a well-ranked tool's `<thing>_id` input are scored at least this share of that
+   * tool's score — the id comes from searching for the name. 0 turns it off.
+   */
+  lookupIds: number;
+  /**
    * Pseudo-relevance feedback (RM3): the terms of the `docs` best first-pass tools, weighted by
    * their share of those tools' text and score, the `terms` strongest added to the query at
    * `weight` (the query's own terms keep 1 − weight). weight 0 turns it off.
@@ -120,6 +126,7 @@ export const baseRankerSettings: RankerSettings = {
   chainDepth: 5,
   chainFanout: 3,
   chainIds: 0,
+  lookupIds: 0,
   prf: { docs: 5, terms: 20, weight: 0 },
 };
 
@@ -167,6 +174,8 @@ export interface AnalyzedDocument {
   /** The tool finds things by free text: it requires a query-like parameter (`query`, `q`, `keyword`, `search`, `term`). */
   lookup: boolean;
 }
+
+const DESCRIPTION = searchFields.indexOf("description");
 
 /** Parameter names (their last word) of a search: a tool that requires one turns a name into the ids other tools need. */
 const LOOKUP_INPUTS = new Set(["query", "q", "keyword", "search", "term"]);
@@ -252,6 +261,8 @@ export class SearchIndex {
   private explained: { query: string; terms: Map<string, number>; own: Map<string, string | null> } | undefined;
   /** Per document: the documents producing each of its inputs (see `chain`). */
   private producers: Int32Array[] = [];
+  /** Per document: the search tools whose name names the thing of one of its `<thing>_id` inputs (see `lookupIds`). */
+  private searchers: Int32Array[] = [];
   /** Corrections already looked up: the same unknown words (names, places) recur across queries. */
   private readonly corrections = new Map<string, { terms: string[]; distance: number }>();
 
@@ -349,6 +360,7 @@ export class SearchIndex {
       return { terms: distinct, idfs, total: idfs.reduce((a, b) => a + b, 0) };
     };
     this.producers = this.linkProducers();
+    this.searchers = this.linkSearchers();
     yield;
     const inText = new Set<string>();
     const textFields = ["description", "paramText", "examples", "category", "provider"].map((f) => at(f as SearchField));
@@ -394,6 +406,33 @@ export class SearchIndex {
           return input.every((t, i) => name[name.length - input.length + i] === t);
         });
         if (found.length <= this.settings.chainFanout) for (const p of found) out.add(p);
+      }
+      return Int32Array.from(out);
+    });
+  }
+
+  /**
+   * For each tool, the lookup tools (`AnalyzedDocument.lookup`) whose name has every word of the
+   * thing one of its required `<thing>_id` inputs names: `Search Movies` for `movie_id`,
+   * `Search TV Shows` for `tv_id`. A thing with more such searches than `chainFanout` is too
+   * generic to link.
+   */
+  private linkSearchers(): Int32Array[] {
+    const lookups = this.documents.flatMap((doc, d) => (doc.lookup ? [d] : []));
+    return this.documents.map((doc, d) => {
+      const out = new Set<number>();
+      for (const input of doc.inputs) {
+        if (input[input.length - 1] !== "id") continue;
+        let found: number[];
+        if (input.length > 1) {
+          const thing = input.slice(0, -1);
+          found = lookups.filter((l) => l !== d && thing.every((t) => this.documents[l].nameTerms.includes(t)));
+        } else {
+          // A bare `id` is the id of what the tool's name names (`Get Artist`): a search that mentions it.
+          const described = (l: number) => new Set([...this.documents[l].nameTerms, ...this.documents[l].fields[DESCRIPTION]]);
+          found = lookups.filter((l) => l !== d && doc.nameTerms.some((t) => t.length > 3 && described(l).has(t)));
+        }
+        if (found.length <= this.settings.chainFanout) for (const l of found) out.add(l);
       }
       return Int32Array.from(out);
     });
@@ -580,17 +619,18 @@ export class SearchIndex {
       if (rate !== null) c.score *= 1 + reliability * (2 * Math.min(1, Math.max(0, rate)) - 1);
     }
     candidates.sort((a, b) => b.score - a.score || a.index - b.index);
-    if (this.settings.chain > 0) this.addProducers(candidates, accept);
+    if (this.settings.chain > 0) this.addProducers(candidates, accept, this.producers);
+    if (lookup && this.settings.lookupIds > 0) this.addProducers(candidates, accept, this.searchers, this.settings.lookupIds);
     return candidates.slice(0, limit);
   }
 
   /** Lifts the producers of the best candidates' inputs to `chain` × the candidate's score (in place, re-sorted). */
-  private addProducers(candidates: RankedDocument[], accept?: (index: number) => boolean) {
+  private addProducers(candidates: RankedDocument[], accept: ((index: number) => boolean) | undefined, links: Int32Array[], share = this.settings.chain) {
     const at = new Map(candidates.map((c) => [c.index, c]));
     for (const consumer of candidates.slice(0, this.settings.chainDepth)) {
-      for (const p of this.producers[consumer.index]) {
+      for (const p of links[consumer.index]) {
         if (accept && !accept(p)) continue;
-        const lifted = this.settings.chain * consumer.score;
+        const lifted = share * consumer.score;
         const existing = at.get(p);
         if (existing) {
           if (lifted > existing.score) Object.assign(existing, { score: lifted, neededBy: consumer.id });
