@@ -37,6 +37,8 @@ export interface CatalogTool {
   providerId: string;
   providerName: string;
   providerI18n: Partial<Record<ToolLang, { name?: string }>>;
+  /** An http tool's path template (`/movie/{movie_id}/credits`): its words say what the operation is about. */
+  httpPath: string | null;
 }
 
 export interface CatalogSnapshot {
@@ -131,6 +133,7 @@ async function loadSnapshot(db: Db): Promise<CatalogSnapshot> {
             source: tools.source,
             updatedAt: tools.updatedAt,
             providerId: tools.providerId,
+            httpPath: sql<string | null>`${tools.execution}->>'path'`,
           },
           providerName: providers.name,
           providerI18n: providers.i18n,
@@ -162,6 +165,7 @@ async function loadSnapshot(db: Db): Promise<CatalogSnapshot> {
     providerId: tool.providerId,
     providerName,
     providerI18n: (providerI18n ?? {}) as CatalogTool["providerI18n"],
+    httpPath: tool.httpPath ?? null,
   }));
   return buildSnapshot(version, list);
 }
@@ -223,6 +227,11 @@ function distinct(values: (string | null | undefined)[]): string[] {
 const EXAMPLE_CLAUSE = /(\be\.g\.|\bfor example\b|\bsuch as\b|例如|比如)[^.;)。；）]*/gi;
 
 /** The ranker's view of a tool: every language's texts, per field. */
+/** The literal segments of a path template, as words: `/movie/{movie_id}/credits` → "movie credits". */
+function pathWords(path: string | null): string {
+  return (path ?? "").split("/").filter((s) => s && !s.includes("{")).join(" ");
+}
+
 export function indexDocument(t: CatalogTool): IndexDocument {
   const localized = [t.i18n.en, t.i18n.zh];
   const paramTexts = distinct(t.params.flatMap((p) => [p.description, ...localized.map((l) => l?.params?.[p.name])]));
@@ -234,7 +243,8 @@ export function indexDocument(t: CatalogTool): IndexDocument {
       .filter((p) => p.description.trim() !== "" || p.enum || p.properties?.length || p.items?.enum || p.items?.properties?.length)
       .flatMap((p) => [p.name, ...(p.properties ?? []), ...(p.items?.properties ?? [])]),
     fields: {
-      name: distinct([t.name, ...localized.map((l) => l?.name)]),
+      // An operation's path names what it is about where its summary does not ("Get Details" of /movie/{movie_id}).
+      name: distinct([t.name, ...localized.map((l) => l?.name), pathWords(t.httpPath)]),
       description: distinct([t.description, ...localized.map((l) => l?.description)]),
       params: distinct(t.params.flatMap((p) => [p.name, ...(p.properties ?? []), ...(p.items?.properties ?? [])])),
       paramText: [

@@ -5,6 +5,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { manifestFromToolsJsonl } from "../catalog/acebench";
+import { manifestFromOpenApi } from "../catalog/openapi/convert";
+import { restPathId, toolAlpacaFunctionName } from "../catalog/openapi/ids";
 import type { Manifest } from "../catalog/manifest";
 import { indexDocument, type CatalogTool } from "./catalog-index";
 import { qualityFigures, recallAt, type QualityFigures } from "./metrics";
@@ -71,6 +73,7 @@ export function catalogToolsFromManifest(manifest: Manifest): CatalogTool[] {
         providerId: p.id,
         providerName: p.name,
         providerI18n: p.i18n ?? {},
+        httpPath: t.execution && "path" in t.execution && typeof t.execution.path === "string" ? t.execution.path : null,
       }),
     ),
   );
@@ -158,4 +161,38 @@ export function sourceFigures(runs: readonly { ranked: readonly string[]; gold: 
     if (r === 1) all += 1;
   }
   return { ...qualityFigures(runs), recall10: (100 * r10) / count, allGold10: (100 * all) / count };
+}
+
+/**
+ * The sources the catalog also ships as OpenAPI documents (`openapi/<source>.json`, or one
+ * document per API in `openapi/<source>/`), imported as a user would (`providers import
+ * --openapi`) and ranked against the same queries and bar: the catalog's gold ids name operations
+ * their own way (`<source>:get.movie.movie_id.credits`, `toolalpaca:<api>.<function>`), so each
+ * imported tool takes the id its dataset gives the same operation.
+ */
+export async function loadOpenApiSources(catalogDir: string, jsonlSources: readonly BenchSource[]): Promise<BenchSource[]> {
+  const dir = path.join(catalogDir, "openapi");
+  const out: BenchSource[] = [];
+  for (const source of jsonlSources) {
+    const single = path.join(dir, `${source.name}.json`);
+    const folder = path.join(dir, source.name);
+    const documents = fs.existsSync(single)
+      ? [{ file: single, api: undefined }]
+      : fs.existsSync(folder)
+        ? fs.readdirSync(folder).filter((f) => f.endsWith(".json")).sort().map((f) => ({ file: path.join(folder, f), api: f.replace(/\.json$/, "") }))
+        : [];
+    if (documents.length === 0) continue;
+    const tools: CatalogTool[] = [];
+    for (const { file, api } of documents) {
+      const { manifest } = await manifestFromOpenApi(JSON.parse(fs.readFileSync(file, "utf8")), { origin: file, providerId: api ?? source.name, source: source.name });
+      for (const tool of catalogToolsFromManifest(manifest)) {
+        const execution = manifest.providers.flatMap((p) => p.tools).find((t) => t.id === tool.id)?.execution as { method: string; path: string; operation_id?: string };
+        const id = api === undefined ? `${source.name}:${restPathId(execution.method, execution.path)}` : `${source.name}:${api}.${toolAlpacaFunctionName({ method: execution.method, path: execution.path, operation_id: execution.operation_id })}`;
+        tools.push({ ...tool, id });
+      }
+    }
+    tools.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    out.push({ ...source, name: `${source.name} (OpenAPI)`, tools, analyzed: tools.map((t) => analyzeDocument(indexDocument(t))) });
+  }
+  return out;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SearchIndex, analyzeDocument, baseRankerSettings, withOverrides, type IndexDocument } from "./ranker";
+import { indexDocument, type CatalogTool } from "./catalog-index";
 
 /** The stages that serve catalogs of REST operations (short names under one API), each against its own off switch. */
 
@@ -96,5 +97,18 @@ describe("producers of ids (chainIds)", () => {
     const query = "remove some items";
     expect(ranked(ops, { chain: 0.8, chainIds: 0 }, query)).not.toContain("playlists");
     expect(ranked(ops, { chain: 0.8, chainIds: 1 }, query)).toContain("playlists");
+  });
+});
+
+describe("an operation's path as words of its name", () => {
+  const operation = (id: string, httpPath: string): CatalogTool => ({
+    id, name: "Get Details", description: "Get the primary information.", lang: "en", i18n: {}, category: null,
+    params: [], oneOfRequired: null, examples: null, expectedCost: null, billingRule: null, successRate: null, avgExecutionTimeMs: null,
+    source: null, updatedAt: new Date(0), providerId: "api", providerName: "API", providerI18n: {}, httpPath,
+  });
+  it("tells apart operations whose summaries are the same (`Get Details` of /person/{person_id} and of /movie/{movie_id})", () => {
+    const docs = [operation("movie", "/movie/{movie_id}"), operation("person", "/person/{person_id}")].map((t) => analyzeDocument(indexDocument(t)));
+    expect(indexDocument(operation("credits", "/movie/{movie_id}/credits")).fields.name).toEqual(["Get Details", "movie credits"]);
+    expect(new SearchIndex(docs, baseRankerSettings).search("details about a person", 2)[0].id).toBe("person");
   });
 });

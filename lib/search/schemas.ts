@@ -20,6 +20,10 @@ export const CapabilityParamSchema = z
     minimum: z.number().optional(),
     maximum: z.number().optional(),
     max_length: z.number().optional(),
+    json_schema: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: "Extension (full view): the parameter's whole JSON Schema where it nests objects (an imported OpenAPI body); Probe and Call hold values to it" }),
   })
   .openapi("CapabilityParam");
 
