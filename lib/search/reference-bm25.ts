@@ -3,7 +3,8 @@
 // name, description, provider, category and parameter names/descriptions; k1 = 1.2, b = 0.75;
 // English stop words and plural folding; words by `Intl.Segmenter` (Chinese included), names
 // split at `_` and camelCase humps. It reproduces the README's figures within 0.2 points.
-import { isEnglishStopWord } from "./tokenize";
+// Plural folding only (no stemming), as the README says: the same folding the product's exact forms use.
+import { foldPlural, isEnglishStopWord } from "./tokenize";
 
 export interface ReferenceDoc {
   id: string;
@@ -18,14 +19,6 @@ const K1 = 1.2;
 const B = 0.75;
 const segmenter = new Intl.Segmenter("zh", { granularity: "word" });
 const LATIN = /^[a-z0-9_]+$/;
-
-/** Plural folding only (no stemming): "cities" -> "city", "boxes" -> "box", "tools" -> "tool". */
-function foldPlural(word: string): string {
-  if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
-  if (word.length > 4 && /(s|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2);
-  if (word.length > 3 && word.endsWith("s") && !/(ss|us|is)$/.test(word)) return word.slice(0, -1);
-  return word;
-}
 
 export function referenceTokens(text: string): string[] {
   const out: string[] = [];
