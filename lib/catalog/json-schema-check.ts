@@ -1,6 +1,6 @@
 // Validation of parameter values against a tool's full JSON Schemas (`json_schema` in a param), for
 // what the flat param fields cannot express: nested objects, unions, patterns, formats.
-import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
+import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 
 // Unknown keywords and formats are ignored (an API document carries many annotations); OpenAPI's
