@@ -65,6 +65,11 @@ describe("lookup tools for named things (lookup)", () => {
   it("a quoted name counts, even in lower case", () => {
     expect(before(ranked(movies, { lookup: 2 }, "the director of the movie 'twilight'"))).toBe(true);
   });
+  it("a quoted value (an id, a token, a URL) or an acronym names nothing to search for", () => {
+    for (const query of ['the director of the movie "tt0120338"', 'the director of the movie with token "abcd1234"', "the director of the movie in PNG"]) {
+      expect(ranked(movies, { lookup: 2 }, query), query).toEqual(ranked(movies, { lookup: 0 }, query));
+    }
+  });
 });
 
 describe("searches that give a named thing's id (lookupIds)", () => {

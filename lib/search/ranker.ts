@@ -176,6 +176,8 @@ export interface AnalyzedDocument {
 }
 
 const DESCRIPTION = searchFields.indexOf("description");
+const NAME_LIKE = /^[\p{L}][\p{L}\s&'.,:!?-]*$/u;
+const ACRONYM = /^[A-Z]{2,5}s?$/;
 
 /** Parameter names (their last word) of a search: a tool that requires one turns a name into the ids other tools need. */
 const LOOKUP_INPUTS = new Set(["query", "q", "keyword", "search", "term"]);
@@ -509,8 +511,14 @@ export class SearchIndex {
    */
   private namesSomethingUnknown(query: string): boolean {
     const named = new Set<string>();
-    for (const [, inner] of query.matchAll(/["'“‘]([^"'”’]{2,80})["'”’]/g)) for (const w of inner.toLowerCase().match(/[a-z]+/g) ?? []) named.add(w);
-    for (const [, before, word] of query.matchAll(/(^|[.!?]\s+|\s)([A-Z][A-Za-z-]*)/g)) if (before !== "" && !/[.!?]/.test(before)) named.add(word.toLowerCase());
+    // A quoted title or name ('My Rock', "One Punch Man"), not a quoted value: an id, a token, a URL or an address has digits or symbols.
+    for (const [, inner] of query.matchAll(/["'“‘]([^"'”’]{2,80})["'”’]/g)) {
+      if (NAME_LIKE.test(inner)) for (const w of inner.toLowerCase().match(/[a-z]+/g) ?? []) named.add(w);
+    }
+    // A capital inside a sentence, but not an acronym (`PNG`, `USD`): those name formats and units.
+    for (const [, before, word] of query.matchAll(/(^|[.!?]\s+|\s)([A-Z][A-Za-z-]*)/g)) {
+      if (before !== "" && !/[.!?]/.test(before) && !ACRONYM.test(word)) named.add(word.toLowerCase());
+    }
     for (const word of named) {
       if (word.length < 2 || isEnglishStopWord(word)) continue;
       if (!this.words.has(word) && !this.termIds.has(stem(word))) return true;
