@@ -263,6 +263,10 @@ export class SearchIndex {
   private explained: { query: string; terms: Map<string, number>; own: Map<string, string | null> } | undefined;
   /** Per document: the documents producing each of its inputs (see `chain`). */
   private producers: Int32Array[] = [];
+  /** Each document's BM25F weight of a token in each field (its field weight over its length norm), `searchFields` order. */
+  private fieldNorms = new Float32Array(0);
+  /** How many documents use each exact word form (see `exact`): exact forms are scored on the candidates only, from their tokens. */
+  private readonly exactDf = new Map<string, number>();
   /** Per document: the search tools whose name names the thing of one of its `<thing>_id` inputs (see `lookupIds`). */
   private searchers: Int32Array[] = [];
   /** Corrections already looked up: the same unknown words (names, places) recur across queries. */
@@ -310,6 +314,7 @@ export class SearchIndex {
     const docLength = (fields: string[][]) => searchFields.reduce((sum, field, f) => sum + settings.fieldWeights[field] * fields[f].length, 0);
     const avgDocLength = documents.reduce((sum, doc) => sum + docLength(doc.fields), 0) / Math.max(1, documents.length) || 1;
     const lists = new Map<string, { docs: number[]; tfs: number[] }>();
+    this.fieldNorms = new Float32Array(documents.length * searchFields.length);
     for (let d = 0; d < documents.length; d++) {
       if (d > 0 && d % SLICE === 0) yield;
       const { fields } = documents[d];
@@ -324,7 +329,7 @@ export class SearchIndex {
         const w = settings.fieldWeights[field] / (1 - b + b * ratio);
         for (const t of tokens) pseudoTf.set(t, (pseudoTf.get(t) ?? 0) + w);
         for (const t of termPairs(tokens)) pseudoTf.set(t, (pseudoTf.get(t) ?? 0) + w);
-        if (settings.exact > 0) for (const t of documents[d].exact[f]) pseudoTf.set(t, (pseudoTf.get(t) ?? 0) + w);
+        this.fieldNorms[d * searchFields.length + f] = w;
       });
       for (const [t, tf] of pseudoTf) {
         let list = lists.get(t);
@@ -361,6 +366,9 @@ export class SearchIndex {
       const idfs = Float64Array.from(distinct, (t) => this.idf(t));
       return { terms: distinct, idfs, total: idfs.reduce((a, b) => a + b, 0) };
     };
+    if (settings.exact > 0) {
+      for (const doc of documents) for (const t of new Set(doc.exact.flat())) this.exactDf.set(t, (this.exactDf.get(t) ?? 0) + 1);
+    }
     this.producers = this.linkProducers();
     this.searchers = this.linkSearchers();
     yield;
@@ -449,7 +457,7 @@ export class SearchIndex {
   queryTerms(query: string): Map<string, number> {
     const terms = analyzeQuery(query, this.settings.expansion);
     const words = latinWords(query);
-    if (this.settings.exact > 0) for (const t of exactTerms(query)) terms.set(t, this.settings.exact);
+
     if (this.settings.abbreviation > 0 && this.abbreviations.size > 0) {
       for (const word of words) {
         if (word.length < 5) continue;
@@ -500,9 +508,20 @@ export class SearchIndex {
     const terms = this.queryTerms(query);
     const { prf } = this.settings;
     const lookup = this.settings.lookup > 0 && this.namesSomethingUnknown(query);
-    if (prf.weight <= 0 || prf.docs <= 0) return this.rank(terms, limit, accept, lookup);
-    const first = this.rank(terms, Math.max(limit, prf.docs), accept, lookup);
-    return this.rank(this.feedback(terms, first.slice(0, prf.docs)), limit, accept, lookup);
+    const exact = this.settings.exact > 0 ? [...new Set(exactTerms(query))] : [];
+    const scores = this.accumulate(terms);
+    if (prf.weight <= 0 || prf.docs <= 0) return this.rank(scores, terms, limit, accept, lookup, exact);
+    const first = this.rank(scores, terms, Math.max(limit, prf.docs), accept, lookup, exact);
+    const added = this.feedback(first.slice(0, prf.docs));
+    if (added.size === 0) return first.slice(0, limit);
+    // BM25 is linear in the query's weights: the second pass is the first's scores, scaled, plus
+    // the feedback terms (rare ones, short postings) — not the whole query walked again.
+    for (let d = 0; d < scores.length; d++) scores[d] *= 1 - prf.weight;
+    this.accumulate(added, scores);
+    const combined = new Map<string, number>();
+    for (const [t, w] of terms) combined.set(t, (1 - prf.weight) * w);
+    for (const [t, w] of added) combined.set(t, (combined.get(t) ?? 0) + w);
+    return this.rank(scores, combined, limit, accept, lookup, exact);
   }
 
   /**
@@ -574,11 +593,12 @@ export class SearchIndex {
     return this.wordsByStem.get(term) ?? term;
   }
 
-  /** RM3: the query's terms interpolated with a relevance model of the first-pass best tools. */
-  private feedback(terms: Map<string, number>, top: readonly RankedDocument[]): Map<string, number> {
+  /** RM3: the terms of a relevance model of the first-pass best tools, at their share of `prf.weight` (the query keeps the rest). */
+  private feedback(top: readonly RankedDocument[]): Map<string, number> {
     const { prf } = this.settings;
+    const out = new Map<string, number>();
     const total = top.reduce((sum, r) => sum + r.score, 0);
-    if (total <= 0) return terms;
+    if (total <= 0) return out;
     const model = new Map<string, number>();
     for (const r of top) {
       const tokens = this.documents[r.index].fields.flat();
@@ -589,16 +609,14 @@ export class SearchIndex {
     // Informative terms only: a word every tool has says nothing about this one.
     const ranked = [...model].map(([t, p]) => [t, p * this.idf(t)] as const).sort((a, b) => b[1] - a[1]).slice(0, prf.terms);
     const max = ranked[0]?.[1] ?? 0;
-    if (max <= 0) return terms;
-    const out = new Map<string, number>();
-    for (const [t, w] of terms) out.set(t, (1 - prf.weight) * w);
-    for (const [t, p] of ranked) out.set(t, (out.get(t) ?? 0) + (prf.weight * p) / max);
+    if (max <= 0) return out;
+    for (const [t, p] of ranked) out.set(t, (prf.weight * p) / max);
     return out;
   }
 
-  private rank(terms: Map<string, number>, limit: number, accept?: (index: number) => boolean, lookup = false): RankedDocument[] {
+  /** BM25F scores of every document for weighted terms, added into `scores`. */
+  private accumulate(terms: Map<string, number>, scores: Float64Array = new Float64Array(this.size)): Float64Array {
     const { k1 } = this.settings;
-    const scores = new Float64Array(this.size);
     for (const [term, qw] of terms) {
       const id = this.termIds.get(term);
       if (id === undefined) continue;
@@ -609,7 +627,33 @@ export class SearchIndex {
         scores[docs[i]] += (weight * tf) / (tf + k1);
       }
     }
+    return scores;
+  }
+
+  /**
+   * BM25F over the exact word forms of document `d` for the request's own (`exact` weight each):
+   * computed from the candidate's tokens, so exact forms add no postings to the index.
+   */
+  private exactScore(d: number, exact: readonly string[]): number {
+    const { k1 } = this.settings;
+    const n = this.size;
+    let score = 0;
+    for (const term of exact) {
+      const df = this.exactDf.get(term);
+      if (df === undefined) continue;
+      let tf = 0;
+      this.documents[d].exact.forEach((tokens, f) => {
+        for (const t of tokens) if (t === term) tf += this.fieldNorms[d * searchFields.length + f];
+      });
+      if (tf > 0) score += (this.settings.exact * Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1) * tf) / (tf + k1);
+    }
+    return score;
+  }
+
+  /** The best candidates of first-pass scores, re-ranked (coverage, lookups, reliability, chains). */
+  private rank(scores: Float64Array, terms: Map<string, number>, limit: number, accept?: (index: number) => boolean, lookup = false, exact: readonly string[] = []): RankedDocument[] {
     const candidates = this.top(scores, Math.max(limit, this.settings.rerankDepth), accept);
+    if (exact.length > 0) for (const c of candidates) c.score += this.exactScore(c.index, exact);
     const { coverage, coverageOwnParts, reliability } = this.settings;
     const allWeights = coverage.name + coverage.description + coverage.params;
     for (const c of candidates) {
