@@ -508,7 +508,7 @@ export class SearchIndex {
     const terms = this.queryTerms(query);
     const { prf } = this.settings;
     const lookup = this.settings.lookup > 0 && this.namesSomethingUnknown(query);
-    const exact = this.settings.exact > 0 ? [...new Set(exactTerms(query))] : [];
+    const exact = this.exactWeights(query);
     const scores = this.accumulate(terms);
     if (prf.weight <= 0 || prf.docs <= 0) return this.rank(scores, terms, limit, accept, lookup, exact);
     const first = this.rank(scores, terms, Math.max(limit, prf.docs), accept, lookup, exact);
@@ -634,26 +634,33 @@ export class SearchIndex {
    * BM25F over the exact word forms of document `d` for the request's own (`exact` weight each):
    * computed from the candidate's tokens, so exact forms add no postings to the index.
    */
-  private exactScore(d: number, exact: readonly string[]): number {
+  private exactScore(d: number, exact: ReadonlyMap<string, number>): number {
     const { k1 } = this.settings;
-    const n = this.size;
+    const tfs = new Map<string, number>();
+    this.documents[d].exact.forEach((tokens, f) => {
+      const w = this.fieldNorms[d * searchFields.length + f];
+      for (const t of tokens) if (exact.has(t)) tfs.set(t, (tfs.get(t) ?? 0) + w);
+    });
     let score = 0;
-    for (const term of exact) {
-      const df = this.exactDf.get(term);
-      if (df === undefined) continue;
-      let tf = 0;
-      this.documents[d].exact.forEach((tokens, f) => {
-        for (const t of tokens) if (t === term) tf += this.fieldNorms[d * searchFields.length + f];
-      });
-      if (tf > 0) score += (this.settings.exact * Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1) * tf) / (tf + k1);
-    }
+    for (const [t, tf] of tfs) score += (exact.get(t)! * (k1 + 1) * tf) / (tf + k1);
     return score;
   }
 
+  /** The request's exact word forms that the catalog has, each with its weight × idf (see `exact`). */
+  private exactWeights(query: string): Map<string, number> {
+    const out = new Map<string, number>();
+    if (this.settings.exact <= 0) return out;
+    for (const t of exactTerms(query)) {
+      const df = this.exactDf.get(t);
+      if (df !== undefined) out.set(t, this.settings.exact * Math.log(1 + (this.size - df + 0.5) / (df + 0.5)));
+    }
+    return out;
+  }
+
   /** The best candidates of first-pass scores, re-ranked (coverage, lookups, reliability, chains). */
-  private rank(scores: Float64Array, terms: Map<string, number>, limit: number, accept?: (index: number) => boolean, lookup = false, exact: readonly string[] = []): RankedDocument[] {
+  private rank(scores: Float64Array, terms: Map<string, number>, limit: number, accept?: (index: number) => boolean, lookup = false, exact: ReadonlyMap<string, number> = new Map()): RankedDocument[] {
     const candidates = this.top(scores, Math.max(limit, this.settings.rerankDepth), accept);
-    if (exact.length > 0) for (const c of candidates) c.score += this.exactScore(c.index, exact);
+    if (exact.size > 0) for (const c of candidates) c.score += this.exactScore(c.index, exact);
     const { coverage, coverageOwnParts, reliability } = this.settings;
     const allWeights = coverage.name + coverage.description + coverage.params;
     for (const c of candidates) {

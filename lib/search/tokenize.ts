@@ -101,6 +101,18 @@ export function foldPlural(word: string): string {
   return word;
 }
 
+const exactCache = new Map<string, string>();
+
+/** `=` and the folded word, one string per word however many tools use it (a large catalog holds millions of tokens). */
+function exactForm(word: string): string {
+  let form = exactCache.get(word);
+  if (form === undefined) {
+    form = `=${foldPlural(word)}`;
+    if (exactCache.size < 200_000) exactCache.set(word, form);
+  }
+  return form;
+}
+
 /**
  * The exact forms of a text's English words (plural folded, not stemmed), marked `=` so they never
  * meet a stem: "playing" and "play" share a stem, and a request to play is not one for what is playing.
@@ -109,7 +121,7 @@ export function exactTerms(text: string): string[] {
   const out: string[] = [];
   for (const raw of text.match(LATIN_WORD) ?? []) {
     if (HAS_CJK.test(raw)) continue;
-    for (const word of splitIdentifier(raw)) if (!ENGLISH_STOP_WORDS.has(word) && !/\d/.test(word)) out.push(`=${foldPlural(word)}`);
+    for (const word of splitIdentifier(raw)) if (!ENGLISH_STOP_WORDS.has(word) && !/\d/.test(word)) out.push(exactForm(word));
   }
   return out;
 }
