@@ -58,6 +58,8 @@ export const OPERATION_ACCESS = {
   exportUsageEvents: usage,
   getUsageEvent: usage,
   getCreditsSpent: usage,
+  getUsageBreakdown: usage,
+  exportUsageBreakdown: usage,
   lookupId: usage,
 
   // Credits and the ledger
@@ -70,6 +72,9 @@ export const OPERATION_ACCESS = {
   getLedgerReadiness: ledger,
   listSettlementHistory: ledger,
   listRefunds: ledger,
+  listCreditStatements: ledger,
+  getCreditStatement: ledger,
+  exportCreditStatement: ledger,
 
   // Managing the account
   createRefund: { ...manage, roles: ["support"], restricted: "refund Calls" },

@@ -30,6 +30,10 @@ export interface PastEvent {
   executionId?: string;
   searchId?: string | null;
   sessionId?: string | null;
+  channel?: "api" | "mcp";
+  model?: string | null;
+  runId?: string | null;
+  oauthClientId?: string | null;
 }
 
 export interface WrittenEvent {
@@ -86,6 +90,10 @@ export async function writePastEvents(db: Db, accountId: string, events: PastEve
       billingSummary: charged ? `${creditsText(amount)} (per call)` : "Not charged",
       requestPayload: { tool_id: e.toolId ?? null, parameters: { principal: 100 } },
       responsePayloadSummary: { success: e.success ?? true },
+      channel: e.channel,
+      model: e.model ?? null,
+      runId: e.runId ?? null,
+      oauthClientId: e.oauthClientId ?? null,
     });
     await db.insert(usageEvents).values({ ...row, createdAt: e.at });
     if (ledgerId) {
@@ -101,8 +109,8 @@ export async function writePastEvents(db: Db, accountId: string, events: PastEve
     }
     if (executionId) {
       await db.execute(sql`
-        INSERT INTO executions (id, account_id, tool_id, search_id, session_id, status, success, reason_code, charge_outcome, settled_credits, created_at, settled_at)
-        VALUES (${executionId}, ${accountId}, ${row.toolId ?? ""}, ${e.searchId ?? null}, ${row.sessionId ?? executionId}, 'settled', ${row.billableSuccess},
+        INSERT INTO executions (id, account_id, tool_id, search_id, session_id, model, run_id, oauth_client_id, status, success, reason_code, charge_outcome, settled_credits, created_at, settled_at)
+        VALUES (${executionId}, ${accountId}, ${row.toolId ?? ""}, ${e.searchId ?? null}, ${row.sessionId ?? executionId}, ${e.model ?? null}, ${e.runId ?? null}, ${e.oauthClientId ?? null}, 'settled', ${row.billableSuccess},
                 ${row.reasonCode}, ${row.chargeOutcome}, ${amount}::numeric, ${e.at.toISOString()}::timestamptz, ${e.at.toISOString()}::timestamptz)`);
     }
     out.push({ id: row.id as string, executionId, ledgerId, at: e.at });

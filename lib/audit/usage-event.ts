@@ -44,6 +44,8 @@ export interface UsageEventInput {
   cacheHit?: boolean;
   model?: string | null;
   runId?: string | null;
+  /** The OAuth client whose token made the request. */
+  oauthClientId?: string | null;
 }
 
 /**
@@ -91,6 +93,7 @@ export function usageEventRow(input: UsageEventInput): typeof usageEvents.$infer
     cacheHit: input.cacheHit ?? false,
     model: input.model ?? null,
     runId: input.runId ?? null,
+    oauthClientId: input.oauthClientId ?? null,
   });
 }
 

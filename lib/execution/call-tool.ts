@@ -147,6 +147,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
     sessionId,
     model,
     runId: caller.delegation?.runId ?? null,
+    oauthClientId: caller.delegation?.clientId ?? null,
     status: "settled" as const,
     parameters: req.parameters,
     success: false,
@@ -185,6 +186,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
     responsePayloadSummary: f.details ? { details: f.details.slice(0, 20) } : null,
     model,
     runId: caller.delegation?.runId ?? null,
+    oauthClientId: caller.delegation?.clientId ?? null,
   });
 
   // 1. Which tool.
@@ -345,6 +347,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
     cacheHit,
     model,
     runId: delegation?.runId ?? null,
+    oauthClientId: delegation?.clientId ?? null,
   };
   const charge: Charge = {
     amount,

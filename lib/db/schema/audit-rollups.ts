@@ -50,6 +50,57 @@ export const usageDailyRollup = pgTable(
   (t) => [index("usage_daily_rollup_account_day_idx").on(t.accountId, t.dayStart)],
 );
 
+/**
+ * Spend attribution (GET /auth/usage/breakdown): usage events per account, hour and who/what spent
+ * — tool, API key, OAuth client, model, agent run and channel — with the outcome dimensions the
+ * breakdown filters on. A separate table from the summary's rollup, so the summary keeps reading
+ * its few rows per hour; sealed with it, in the same transaction, and as immutable.
+ */
+const usageSpendColumns = () => ({
+  eventType: text("event_type").notNull(),
+  chargeOutcome: text("charge_outcome").notNull(),
+  success: boolean("success").notNull(),
+  channel: text("channel").notNull(),
+  toolId: text("tool_id"),
+  apiKeyId: uuid("api_key_id"),
+  oauthClientId: text("oauth_client_id"),
+  model: text("model"),
+  runId: text("run_id"),
+  eventCount: bigint("event_count", { mode: "number" }).notNull(),
+  preSettlementCredits: numeric("pre_settlement_credits").notNull(),
+  settledCredits: numeric("settled_credits").notNull(),
+});
+
+export const usageSpendHourly = pgTable(
+  "usage_spend_hourly",
+  { accountId: text("account_id").notNull(), hourStart: tsz("hour_start").notNull(), ...usageSpendColumns() },
+  (t) => [index("usage_spend_hourly_account_hour_idx").on(t.accountId, t.hourStart)],
+);
+
+export const usageSpendDaily = pgTable(
+  "usage_spend_daily",
+  { accountId: text("account_id").notNull(), dayStart: tsz("day_start").notNull(), ...usageSpendColumns() },
+  (t) => [index("usage_spend_daily_account_day_idx").on(t.accountId, t.dayStart)],
+);
+
+/**
+ * Monthly credit statements of months that have ended and whose days are sealed, stored once and
+ * never changed (trigger): the statement a finance team closed on is the one it reads again.
+ * `content_hash` is the SHA-256 of the canonical JSON of `body`.
+ */
+export const creditStatements = pgTable(
+  "credit_statements",
+  {
+    accountId: text("account_id").notNull(),
+    month: text("month").notNull(),
+    timeZone: text("time_zone").notNull(),
+    body: jsonb("body").notNull(),
+    contentHash: text("content_hash").notNull(),
+    createdAt: tsz("created_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: "credit_statements_pk", columns: [t.accountId, t.month, t.timeZone] })],
+);
+
 /** Ledger rows per account, UTC hour and entry type. */
 export const ledgerHourlyRollup = pgTable(
   "ledger_hourly_rollup",

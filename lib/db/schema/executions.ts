@@ -22,6 +22,8 @@ export const executions = pgTable(
     sessionId: text("session_id").notNull(),
     model: text("model"),
     runId: text("run_id"),
+    /** The OAuth client a delegation token was issued to (spend attribution). */
+    oauthClientId: text("oauth_client_id"),
     status: text("status", { enum: executionStatuses }).notNull(),
     reservedCredits: credits("reserved_credits").notNull().default("0"),
     reservationExpiresAt: tsz("reservation_expires_at"),

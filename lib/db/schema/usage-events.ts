@@ -56,6 +56,8 @@ export const usageEvents = pgTable(
     cacheHit: boolean("cache_hit").notNull().default(false),
     model: text("model"),
     runId: text("run_id"),
+    /** The OAuth client whose token made the request (a delegation token's client), for spend attribution. */
+    oauthClientId: text("oauth_client_id"),
     createdAt: createdAt(),
   },
   (t) => [
@@ -70,6 +72,8 @@ export const usageEvents = pgTable(
     index("usage_execution_idx").on(t.executionId).where(sql`${t.executionId} IS NOT NULL`),
     index("usage_search_idx").on(t.searchId).where(sql`${t.searchId} IS NOT NULL`),
     index("usage_session_idx").on(t.sessionId).where(sql`${t.sessionId} IS NOT NULL`),
+    // An agent run's Calls in order (the dashboard's run page).
+    index("usage_account_run_idx").on(t.accountId, t.runId, t.createdAt).where(sql`${t.runId} IS NOT NULL`),
     index("usage_ledger_entry_idx").on(t.creditsLedgerEntryId).where(sql`${t.creditsLedgerEntryId} IS NOT NULL`),
   ],
 );
