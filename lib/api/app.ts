@@ -58,6 +58,7 @@ import { registerWebhookDeliveriesResend } from "./routes/webhook-deliveries-res
 import { registerOpenApiJson } from "./routes/openapi-json";
 import { PROTECTED_RESOURCE_PATH, protectedResourceHandler, registerMcp } from "./routes/mcp";
 import { registerOpenApiYaml } from "./routes/openapi-yaml";
+import { registerUsageBreakdown } from "./routes/usage-breakdown";
 
 /** Every operation of the public API, in one list: the OpenAPI description is generated from it. */
 const operations: ((app: ApiApp) => void)[] = [
@@ -90,6 +91,7 @@ const operations: ((app: ApiApp) => void)[] = [
   registerUsageHistoryExport,
   registerUsageHistoryGet,
   registerUsageCreditsSpent,
+  registerUsageBreakdown,
   registerLedgerEntriesList,
   registerLedgerEntriesExport,
   registerLedgerEntriesGet,

@@ -33,6 +33,15 @@ const accountId = z
       "Support users only: the account to read (`acc_…`). Without it, a support user's read of a specific execution_id, search_id, event or ledger id is answered from the account owning it. Each such cross-account read is recorded in the support access log. Other users get 403 for another account.",
   });
 
+/** Spend attribution filters (extension), shared with the breakdown. */
+export const attributionFilterFields = {
+  tool_id: z.string().min(1).max(200).optional().openapi({ description: "Extension: events of this tool" }),
+  provider_id: z.string().min(1).max(200).optional().openapi({ description: "Extension: events of this provider's tools" }),
+  oauth_client_id: z.string().min(1).max(200).optional().openapi({ description: "Extension: events made with tokens of this OAuth client (agents' delegation tokens)" }),
+  model: z.string().min(1).max(128).optional().openapi({ description: "Extension: events whose Call named this model" }),
+  run_id: z.string().min(1).max(128).optional().openapi({ description: "Extension: events of this agent run (a delegation token's run_id)" }),
+};
+
 const usageFilterFields = {
   start_date: date("Start of the window (inclusive)"),
   end_date: date("End of the window (inclusive; a date-only end_date covers that whole day)"),
@@ -51,6 +60,7 @@ const usageFilterFields = {
   search_id: z.string().min(1).max(200).optional(),
   execution_id: z.string().min(1).max(200).optional(),
   api_key_id: z.guid().optional(),
+  ...attributionFilterFields,
   min_credits: creditBound.optional().openapi({ description: "Lower bound (>= 0) on actual_amount_credits" }),
   max_credits: creditBound.optional().openapi({ description: "Upper bound (>= 0) on actual_amount_credits" }),
   tz: z.string().max(64).optional().openapi({ description: TZ_DESCRIPTION }),
@@ -104,8 +114,13 @@ export function usageFilters(q: z.infer<typeof UsageFilterQuery>): UsageFilters 
     searchId: q.search_id,
     executionId: q.execution_id,
     apiKeyId: q.api_key_id,
+    ...attributionFilters(q),
     ...parseCreditBounds(q.min_credits, q.max_credits),
   };
+}
+
+export function attributionFilters(q: { tool_id?: string; provider_id?: string; oauth_client_id?: string; model?: string; run_id?: string }): Partial<UsageFilters> {
+  return { toolId: q.tool_id, providerId: q.provider_id, oauthClientId: q.oauth_client_id, model: q.model, runId: q.run_id };
 }
 
 const ledgerFilterFields = {

@@ -42,6 +42,8 @@ export const UsageEventItemSchema = z
     display_target: z.string().nullable(),
     billing_summary: z.string().nullable(),
     model: z.string().nullable(),
+    run_id: z.string().nullable().openapi({ description: "Extension: the agent run (a delegation token's run_id)" }),
+    oauth_client_id: z.string().nullable().openapi({ description: "Extension: the OAuth client whose token made the request" }),
     cache_hit: z.boolean(),
     anomalies: z.array(z.enum(anomalies)).openapi({ description: "Computed on read, never stored" }),
     request_payload: json.optional().openapi({ description: "Only with include_details=true (and on the single-event read)" }),

@@ -29,6 +29,12 @@ export interface UsageFilters {
   searchId?: string;
   executionId?: string;
   apiKeyId?: string;
+  /** Spend attribution (extension): the tool, its provider, the OAuth client, the model and the agent run. */
+  toolId?: string;
+  providerId?: string;
+  oauthClientId?: string;
+  model?: string;
+  runId?: string;
   /** Exact decimal strings, already checked by `parseCreditBounds`. */
   minCredits?: string;
   maxCredits?: string;
@@ -110,6 +116,11 @@ export function usageConditions(f: UsageFilters, target: "events" | "rollup"): S
       break;
   }
   if (f.apiKeyId) out.push(sql`${col("api_key_id")} = ${f.apiKeyId}::uuid`);
+  if (f.toolId !== undefined || f.providerId !== undefined || f.oauthClientId !== undefined || f.model !== undefined || f.runId !== undefined) {
+    // The summary's hourly rollup has no attribution dimensions (the spend rollup has: lib/audit/breakdown.ts).
+    if (target === "rollup") return null;
+    out.push(...attributionConditions(f, "e"));
+  }
   if (f.channel !== undefined || f.searchId !== undefined || f.executionId !== undefined || f.minCredits !== undefined || f.maxCredits !== undefined) {
     // The hourly rollup has no channel dimension: a channel filter counts raw rows.
     if (target === "rollup") return null;
@@ -119,6 +130,18 @@ export function usageConditions(f: UsageFilters, target: "events" | "rollup"): S
     if (f.minCredits !== undefined) out.push(sql`e.actual_amount_credits >= ${f.minCredits}::numeric`);
     if (f.maxCredits !== undefined) out.push(sql`e.actual_amount_credits <= ${f.maxCredits}::numeric`);
   }
+  return out;
+}
+
+/** The attribution filters on rows (alias `t`) that carry tool_id, oauth_client_id, model and run_id: events or the spend rollup. */
+export function attributionConditions(f: UsageFilters, t: string): SQL[] {
+  const col = (name: string) => sql.raw(`${t}.${name}`);
+  const out: SQL[] = [];
+  if (f.toolId !== undefined) out.push(sql`${col("tool_id")} = ${f.toolId}`);
+  if (f.providerId !== undefined) out.push(sql`${col("tool_id")} IN (SELECT id FROM tools WHERE provider_id = ${f.providerId})`);
+  if (f.oauthClientId !== undefined) out.push(sql`${col("oauth_client_id")} = ${f.oauthClientId}`);
+  if (f.model !== undefined) out.push(sql`${col("model")} = ${f.model}`);
+  if (f.runId !== undefined) out.push(sql`${col("run_id")} = ${f.runId}`);
   return out;
 }
 

@@ -13,7 +13,7 @@ export function usageItemColumns(details: boolean): SQL {
     e.pre_settlement_amount_credits::text AS pre_settlement_amount_credits, e.settled_amount_credits::text AS settled_amount_credits,
     e.requested_amount_credits::text AS requested_amount_credits, e.actual_amount_credits::text AS actual_amount_credits,
     ${usageJson("execution_outcome")} AS execution_outcome, e.outcome, e.credits_ledger_entry_id, e.display_target, e.billing_summary,
-    e.model, e.cache_hit, ${anomaliesOf} AS anomalies,
+    e.model, e.run_id, e.oauth_client_id, e.cache_hit, ${anomaliesOf} AS anomalies,
     ${details ? sql`${usageJson("request_payload")} AS request_payload, e.response_payload_summary,` : sql``}
     e.created_at`;
 }
@@ -50,6 +50,8 @@ export interface UsageEventRecord {
   display_target: string | null;
   billing_summary: string | null;
   model: string | null;
+  run_id: string | null;
+  oauth_client_id: string | null;
   cache_hit: boolean;
   anomalies: UsageEventItem["anomalies"] | string;
   request_payload?: unknown;
@@ -102,6 +104,8 @@ export function usageItem(r: UsageEventRecord, details: boolean): UsageEventItem
     display_target: r.display_target,
     billing_summary: r.billing_summary,
     model: r.model,
+    run_id: r.run_id,
+    oauth_client_id: r.oauth_client_id,
     cache_hit: r.cache_hit,
     anomalies: textArray(r.anomalies) as UsageEventItem["anomalies"],
     ...(details ? { request_payload: r.request_payload ?? null, response_payload_summary: r.response_payload_summary ?? null } : {}),
