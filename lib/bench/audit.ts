@@ -92,6 +92,11 @@ async function main() {
       { name: "ledger summary: default (last 24 h)", goal: 300, path: () => "/auth/credits/ledger?summary=true" },
       { name: "ledger readiness: whole history", goal: 300, path: () => "/auth/credits/ledger-readiness" },
       { name: "settlement history: first page", goal: 300, path: () => "/auth/account/settlement-history" },
+      { name: "spend breakdown: 90 days by tool", goal: 150, path: () => `/auth/usage/breakdown?group_by=tool&start_date=${day(-90)}&end_date=${day(0)}` },
+      { name: "spend breakdown: 90 days by api_key", goal: 150, path: () => `/auth/usage/breakdown?group_by=api_key&start_date=${day(-90)}&end_date=${day(0)}` },
+      { name: "spend breakdown: 90 days by tool, day buckets", goal: 300, path: () => `/auth/usage/breakdown?group_by=tool&bucket=day&start_date=${day(-90)}&end_date=${day(0)}` },
+      { name: "spend breakdown: 90 days by tool, tz=Europe/Paris", goal: 300, path: () => `/auth/usage/breakdown?group_by=tool&tz=Europe/Paris&start_date=${day(-90)}&end_date=${day(0)}` },
+      { name: "spend breakdown: 90 days by agent run (top 20)", goal: 300, path: () => `/auth/usage/breakdown?group_by=run_id&start_date=${day(-90)}&end_date=${day(0)}` },
     ];
     const results: string[][] = [];
     const exportOnly = process.argv.includes("--export-only");
@@ -191,10 +196,14 @@ async function load(db: import("../db/types").Db, freshDatabase: boolean) {
   await run(sql`SET maintenance_work_mem = '512MB'`);
   // Each account's recharges keep its balance positive: 9 days' worth at the start, then 1.35 days' worth every day
   // (for one account of 1M events over 90 days: 100,000 and 15,000 credits).
-  await run(sql`CREATE TEMP TABLE bench_accounts (idx int PRIMARY KEY, account_id text, api_key_id uuid, first_grant numeric, daily_grant numeric)`);
+  await run(sql`CREATE TEMP TABLE bench_accounts (idx int PRIMARY KEY, account_id text, api_key_id uuid, first_grant numeric, daily_grant numeric, keys uuid[])`);
   for (const [idx, m] of members.entries()) {
     const perDay = m.events / DAYS;
-    await run(sql`INSERT INTO bench_accounts VALUES (${idx}, ${m.accountId}, ${m.apiKeyId}::uuid, ${Math.ceil(9 * perDay)}, ${Math.ceil(1.35 * perDay)})`);
+    // The measured account spends through five keys (and agents' delegation tokens), the others through one.
+    const keys = [m.apiKeyId];
+    if (idx === 0) for (let k = 2; k <= 5; k++) keys.push((await createApiKey(db, { accountId: m.accountId, name: `bench ${k}` })).api_key_id);
+    await run(sql`INSERT INTO bench_accounts VALUES (${idx}, ${m.accountId}, ${m.apiKeyId}::uuid, ${Math.ceil(9 * perDay)}, ${Math.ceil(1.35 * perDay)},
+                    ${`{${keys.join(",")}}`}::uuid[])`);
   }
   // On a fresh database, drop the secondary indexes during the load and rebuild them from their own definitions
   // (a partitioned table's index is recreated on the table and all its partitions, not ON ONLY the parent).
@@ -210,13 +219,21 @@ async function load(db: import("../db/types").Db, freshDatabase: boolean) {
   const partitioned = await rows<{ f: string | null }>(sql`SELECT to_regproc('usage_events_ensure_partitions')::text AS f`);
   if (partitioned[0].f) await run(sql`SELECT usage_events_ensure_partitions(${begin}::timestamptz, ${end}::timestamptz)`);
   const step = (DAYS * 86_400) / EVENTS;
+  // Attribution, correlated as clients use a gateway: a group of 20 events is one client's work, through one of the account's
+  // keys (each key's Calls name one of 3 models) or, one group in ten, an agent run through a delegation token of one OAuth
+  // client (no key; runs of 10 groups); a group's Calls use 3 of the 40 tools; one group in seven arrives by MCP.
   // Per event g: 30% search, 15% search_by_ids, 50% tool_execute, 2.5% capabilities_query, 2.5% model_call;
   // every group of 20 events starts with a search that the group's Inspects and Calls refer to.
   // tool_execute: 60% charged (0.25, 1, 2 or 5 credits), 24% included, 14% failed_not_charged, ~0.2% failed_charged_review;
   // 1 in 10007 has no billing snapshot.
   await run(sql`
     CREATE TEMP TABLE bench_gen AS
-    SELECT g, ts, et, ba.account_id, ba.api_key_id, a,
+    SELECT g, ts, et, ba.account_id, a,
+           CASE WHEN (g / 20) % 10 = 3 THEN NULL ELSE ba.keys[1 + (g / 20) % array_length(ba.keys, 1)] END AS api_key_id,
+           CASE WHEN (g / 20) % 10 = 3 THEN 'run_' || ${tag} || (g / 200) END AS run_id,
+           CASE WHEN (g / 20) % 10 = 3 THEN 'cli_bench_agents' END AS oauth_client_id,
+           CASE WHEN (g / 20) % 7 = 0 THEN 'mcp' ELSE 'api' END AS channel,
+           'bench.tool_' || lpad((((g / 20) * 7 + g % 3) % 40)::text, 2, '0') AS tool,
            CASE WHEN et IN ('search', 'search_by_ids', 'capabilities_query') THEN 'included'
                 WHEN et = 'model_call' THEN 'charged'
                 WHEN k < 30 THEN 'charged' WHEN k < 42 THEN 'included'
@@ -235,7 +252,7 @@ async function load(db: import("../db/types").Db, freshDatabase: boolean) {
       execution_id, tool_id, success, billable_success, charge_outcome, reason_code, error_message, duration_ms, billing_snapshot_status,
       billing_rule_snapshot, pre_settlement_bill, settlement_result, pre_settlement_amount_credits, settled_amount_credits,
       requested_amount_credits, actual_amount_credits, execution_outcome, outcome, credits_ledger_entry_id, display_target,
-      billing_summary, request_payload, response_payload_summary, cache_hit, created_at`;
+      billing_summary, request_payload, response_payload_summary, cache_hit, model, run_id, oauth_client_id, channel, created_at`;
   const stored = eventColumns
     .split(",")
     .map((c) => c.trim())
@@ -249,7 +266,7 @@ async function load(db: import("../db/types").Db, freshDatabase: boolean) {
               || lpad(to_hex(g), 15, '0'))::uuid,
            account_id, api_key_id, et, 'tollgate', CASE WHEN call THEN 'execution' ELSE 'search' END,
            CASE WHEN call THEN exe ELSE srch END, 'ses_' || ${tag} || a || '_' || (g / 100), srch, CASE WHEN call THEN exe END,
-           CASE WHEN call THEN 'builtin.finance.compound_interest' END,
+           CASE WHEN call THEN tool END,
            co IN ('charged', 'included'), co IN ('charged', 'included'), co, rc,
            CASE WHEN co IN ('charged', 'included') THEN NULL ELSE 'Upstream said "no", then failed' END,
            5 + g % 300,
@@ -263,7 +280,7 @@ async function load(db: import("../db/types").Db, freshDatabase: boolean) {
            CASE WHEN amt > 0 THEN amt || ' credits (per call)' ELSE 'Not charged' END,
            jsonb_build_object('tool_id', 'builtin.finance.compound_interest', 'parameters', jsonb_build_object('principal', g % 1000, 'years', 2)),
            jsonb_build_object('success', co IN ('charged', 'included'), 'size_bytes', 100 + g % 900),
-           false, ts
+           false, CASE WHEN call OR et = 'model_call' THEN (ARRAY['model-large', 'model-small', 'model-code'])[1 + ((g / 20) % 5) % 3] END, run_id, oauth_client_id, channel, ts
       FROM bench_gen,
       LATERAL (SELECT et IN ('tool_execute', 'capabilities_query') AS call,
                       CASE WHEN co IN ('charged', 'failed_charged_review') THEN (ARRAY[1, 2, 5, 0.25])[1 + (g / 20) % 4]::numeric ELSE 0::numeric END AS amt,
