@@ -5,8 +5,11 @@ import type { Db } from "../db/types";
 import { DomainError, invalidInput, notFound } from "../errors";
 import { newId } from "../ids";
 import { hashPassword } from "../auth/passwords";
+import { type Actor, OPERATOR } from "./activity";
+import { addMember } from "./members";
 
-export async function createUser(db: Db, input: { accountId: string; email: string; password: string; role?: UserRole }) {
+/** A new user, a member of `accountId` with `role` (the operator's `users create`; invited users join by their link instead). */
+export async function createUser(db: Db, input: { accountId: string; email: string; password: string; role?: UserRole; actor?: Actor }) {
   const email = input.email.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw invalidInput(`Invalid email address: ${input.email}`);
   if (input.password.length < 8) throw invalidInput("Password must be at least 8 characters");
@@ -15,16 +18,16 @@ export async function createUser(db: Db, input: { accountId: string; email: stri
   const existing = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
   if (existing.length > 0) throw new DomainError("conflict", `A user with email ${email} already exists`);
   const id = newId("usr");
-  await db.insert(users).values({
-    id,
-    accountId: input.accountId,
-    email,
-    passwordHash: await hashPassword(input.password),
-    role: input.role ?? "owner",
+  const passwordHash = await hashPassword(input.password);
+  const role = input.role ?? "owner";
+  await db.transaction(async (tx) => {
+    await tx.insert(users).values({ id, accountId: input.accountId, email, passwordHash, role });
+    await addMember(tx as unknown as Db, { accountId: input.accountId, userId: id, role, actor: input.actor ?? OPERATOR, via: "users create" });
   });
   return { user_id: id };
 }
 
+/** The user's row: its home account (the one it was created in) and role there; memberships decide access (`getMembership`). */
 export async function getUserById(db: Db, id: string) {
   const rows = await db
     .select({ id: users.id, accountId: users.accountId, email: users.email, role: users.role })

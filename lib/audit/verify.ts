@@ -3,6 +3,7 @@
 // the rows breaking it, so it runs on any database size (aggregates and index lookups, nothing
 // loaded into memory but the violations). Every concurrency and fault test ends by running it.
 // Balances below zero are not a check here: the credit_balances CHECK constraints refuse them.
+import { activityContent, chainedHash } from "../accounts/activity";
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
@@ -213,6 +214,26 @@ const checks: Check[] = [
       Number(r.expired_holding) > 0
         ? `${r.expired_holding} expired ${r.kind} grant(s) still hold credits`
         : `live ${r.kind} grants hold ${r.live} credits but the ${r.kind} balance is ${r.balance}`,
+  },
+  {
+    // The account activity log (lib/accounts/activity.ts): numbered from 1 without gaps, each row's
+    // prev_hash the previous row's hash, and each hash re-computed from the row's content.
+    name: "activity_log_continuity",
+    query: (account) => sql`
+      SELECT account_id, seq, id, prev_seq, problem FROM (
+        SELECT a.account_id, a.seq, a.id, lag(a.seq) OVER w AS prev_seq,
+               CASE WHEN a.seq <> coalesce(lag(a.seq) OVER w, 0) + 1 THEN 'gap'
+                    WHEN a.prev_hash IS DISTINCT FROM lag(a.hash) OVER w THEN 'broken link'
+                    WHEN a.hash <> ${chainedHash(sql`a.prev_hash`, activityContent("a"))} THEN 'altered content' END AS problem
+          FROM account_activity a WHERE ${account("a")}
+        WINDOW w AS (PARTITION BY a.account_id ORDER BY a.seq)) chained
+       WHERE problem IS NOT NULL`,
+    message: (r) =>
+      r.problem === "gap"
+        ? `activity log entry ${r.id} is number ${r.seq}, after ${r.prev_seq ?? "nothing"}: entries are missing`
+        : r.problem === "broken link"
+          ? `activity log entry ${r.id} (number ${r.seq}) does not name the previous entry's hash`
+          : `activity log entry ${r.id} (number ${r.seq}) does not match its hash: its content changed`,
   },
 ];
 

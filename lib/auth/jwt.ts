@@ -114,10 +114,14 @@ export async function verifyAccessToken(db: Db, token: string, audience: string 
     .select({
       revoked: sql<string | null>`(${db.select({ jti: revokedTokens.jti }).from(revokedTokens).where(inArray(revokedTokens.jti, jtis)).limit(1)})`,
       disabled: sql<boolean>`${accounts.disabledAt} is not null`,
+      // The user's role in the account now: a removed member's tokens stop at once, a changed role applies at once.
+      memberRole: sql<UserRole | null>`(SELECT m.role FROM account_members m WHERE m.account_id = ${claims.acct} AND m.user_id = ${claims.sub})`,
     })
     .from(accounts)
     .where(eq(accounts.id, claims.acct));
   if (!state) throw unauthorized("Invalid access token");
+  if (state.memberRole === null) throw unauthorized("The user of this token is no longer a member of the account");
+  claims.role = state.memberRole;
   if (state.revoked) {
     throw unauthorized(state.revoked === claims.jti ? "Access token has been revoked" : "The access token this delegation token was exchanged from has been revoked");
   }

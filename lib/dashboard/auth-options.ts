@@ -3,6 +3,8 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import { eq } from "drizzle-orm";
 import { getDatabase } from "../db";
 import { users } from "../db/schema/users";
+import { listMemberships, touchSignIn } from "../accounts/members";
+import { recordActivity } from "../accounts/activity";
 import { verifyPassword } from "../auth/passwords";
 import { stampedClientAddress } from "../http/client-address";
 import { getDashboardSecret } from "./auth-secret";
@@ -27,17 +29,25 @@ async function authorizeCredentials(
   if (!check.allowed) throw new Error(loginThrottledError(check.retryAfterSeconds));
 
   const { db } = await getDatabase();
-  const rows = await db
-    .select({ id: users.id, email: users.email, accountId: users.accountId, role: users.role, passwordHash: users.passwordHash })
-    .from(users)
-    .where(eq(users.email, email))
-    .limit(1);
+  const rows = await db.select({ id: users.id, email: users.email, passwordHash: users.passwordHash }).from(users).where(eq(users.email, email)).limit(1);
   const user = rows[0];
   const valid = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-  // A wrong password needs no call: the attempt `begin` took already counts as a failure.
-  if (!user || !valid) return null;
+  const userAgent = typeof req.headers?.["user-agent"] === "string" ? req.headers["user-agent"] : null;
+  const memberships = user ? await listMemberships(db, user.id) : [];
+  const actor = { type: "user" as const, id: user?.id ?? null, label: email, ipAddress: address, userAgent };
+  // A wrong password needs no call: the attempt `begin` took already counts as a failure. Each
+  // account the user belongs to sees the failure in its activity log.
+  if (!user || !valid) {
+    for (const m of memberships) await recordActivity(db, m.accountId, actor, { action: "user.sign_in_failed", objectType: "user", objectId: m.userId, after: { reason: "wrong password" } });
+    return null;
+  }
+  // The account the user last signed in to (a user removed from every account cannot sign in).
+  const account = memberships[0];
+  if (!account) return null;
   await loginThrottle.succeeded(address, email);
-  return { id: user.id, email: user.email, accountId: user.accountId, role: user.role };
+  await touchSignIn(db, user.id, account.accountId);
+  await recordActivity(db, account.accountId, actor, { action: "user.signed_in", objectType: "user", objectId: user.id });
+  return { id: user.id, email: user.email, accountId: account.accountId, role: account.role };
 }
 
 /**
@@ -60,13 +70,24 @@ export async function buildAuthOptions(): Promise<AuthOptions> {
       }),
     ],
     callbacks: {
-      jwt({ token, user }) {
+      async jwt({ token, user, trigger, session }) {
         // `user` is present only on the sign-in request: copy what later requests need.
         if (user) {
           token.userId = user.id;
           token.accountId = user.accountId;
           token.role = user.role;
           token.email = user.email;
+        }
+        // Switching accounts (`useSession().update({ accountId })`): only to an account the user belongs to.
+        const wanted = (session as { accountId?: unknown } | undefined)?.accountId;
+        if (trigger === "update" && token.userId && typeof wanted === "string") {
+          const { db } = await getDatabase();
+          const target = (await listMemberships(db, token.userId)).find((m) => m.accountId === wanted);
+          if (target) {
+            token.accountId = target.accountId;
+            token.role = target.role;
+            await touchSignIn(db, token.userId, target.accountId);
+          }
         }
         return token;
       },

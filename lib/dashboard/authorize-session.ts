@@ -1,8 +1,6 @@
-import { eq } from "drizzle-orm";
 import { redirect } from "next/navigation";
 import { getDatabase } from "../db";
-import { accounts } from "../db/schema";
-import { getUserById } from "../accounts/create-user";
+import { getMembership } from "../accounts/members";
 import { DomainError } from "../errors";
 import { getDashboardUser } from "./session";
 
@@ -13,12 +11,11 @@ export interface AuthorizingUser {
   accountName: string;
 }
 
-async function loadUser(id: string): Promise<AuthorizingUser | null> {
+async function loadUser(id: string, accountId: string): Promise<AuthorizingUser | null> {
   const { db } = await getDatabase();
   try {
-    const user = await getUserById(db, id);
-    const [account] = await db.select({ name: accounts.name }).from(accounts).where(eq(accounts.id, user.accountId));
-    return { id: user.id, email: user.email, accountId: user.accountId, accountName: account?.name ?? user.accountId };
+    const m = await getMembership(db, id, accountId);
+    return { id: m.userId, email: m.email, accountId: m.accountId, accountName: m.accountName };
   } catch (err) {
     if (err instanceof DomainError && err.code === "not_found") return null;
     throw err;
@@ -32,7 +29,7 @@ async function loadUser(id: string): Promise<AuthorizingUser | null> {
  */
 export async function requireAuthorizingUser(returnPath: string): Promise<AuthorizingUser> {
   const session = await getDashboardUser();
-  const user = session ? await loadUser(session.id) : null;
+  const user = session ? await loadUser(session.id, session.accountId) : null;
   if (!user) redirect(`/login?callbackUrl=${encodeURIComponent(returnPath)}`);
   return user;
 }

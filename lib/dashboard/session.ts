@@ -1,13 +1,29 @@
 import { getServerSession, type Session } from "next-auth";
 import { redirect } from "next/navigation";
+import { getDatabase } from "../db";
+import { getMembership } from "../accounts/members";
+import { DomainError } from "../errors";
 import { buildAuthOptions } from "./auth-options";
 
 export type DashboardUser = Session["user"];
 
-/** The signed-in dashboard user for a server component, or null. */
+/**
+ * The signed-in dashboard user for a server component, or null. The membership is read again on
+ * every request: a member removed from the account is signed out of it at their next request,
+ * and a changed role applies at once (the cookie's copy is only a hint).
+ */
 export async function getDashboardUser(): Promise<DashboardUser | null> {
   const session = await getServerSession(await buildAuthOptions());
-  return session?.user?.id ? session.user : null;
+  const user = session?.user;
+  if (!user?.id || !user.accountId) return null;
+  const { db } = await getDatabase();
+  try {
+    const member = await getMembership(db, user.id, user.accountId);
+    return { ...user, role: member.role };
+  } catch (err) {
+    if (err instanceof DomainError && err.code === "not_found") return null;
+    throw err;
+  }
 }
 
 /** The signed-in user; anyone else is sent to the login page. */

@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { oauthRefreshTokens, revokedTokens } from "../db/schema";
 import type { Db } from "../db/types";
-import { getUserById } from "../accounts/create-user";
+import { getMembership } from "../accounts/members";
 import { issueAccessToken } from "../auth/jwt";
 import { randomToken, sha256Hex } from "../auth/secrets";
 import { DomainError } from "../errors";
@@ -44,17 +44,16 @@ export async function issueUserTokens(
   db: Db,
   input: { userId: string; accountId: string; client: OAuthClient; scope: string; refreshScope?: string; resource: string; familyId?: string },
 ): Promise<IssuedUserTokens> {
-  let user: Awaited<ReturnType<typeof getUserById>>;
+  let user: Awaited<ReturnType<typeof getMembership>>;
   try {
-    user = await getUserById(db, input.userId);
+    user = await getMembership(db, input.userId, input.accountId);
   } catch (err) {
-    if (err instanceof DomainError && err.code === "not_found") throw oauthError("invalid_grant", "The user of this grant no longer exists");
+    if (err instanceof DomainError && err.code === "not_found") throw oauthError("invalid_grant", "The user of this grant no longer belongs to its account");
     throw err;
   }
-  if (user.accountId !== input.accountId) throw oauthError("invalid_grant", "The user no longer belongs to the account of this grant");
 
   const access = await issueAccessToken(db, {
-    userId: user.id,
+    userId: user.userId,
     accountId: user.accountId,
     role: user.role,
     scope: input.scope,
@@ -71,7 +70,7 @@ export async function issueUserTokens(
       tokenHash: sha256Hex(refreshToken),
       familyId,
       clientId: input.client.id,
-      userId: user.id,
+      userId: user.userId,
       accountId: user.accountId,
       scope: input.refreshScope ?? input.scope,
       resource: input.resource,

@@ -7,4 +7,6 @@ export const accounts = pgTable("accounts", {
   createdAt: createdAt(),
   /** Set: every credential of the account is refused (403) on every instance at once; its data is kept. */
   disabledAt: tsz("disabled_at"),
+  /** Set: every member must sign in with a second factor (TOTP) and enrol before anything else. */
+  requireTwoFactorAt: tsz("require_two_factor_at"),
 });

@@ -13,6 +13,8 @@ export const apiKeys = pgTable(
     keyHash: text("key_hash").notNull(),
     lastUsedAt: tsz("last_used_at"),
     revokedAt: tsz("revoked_at"),
+    /** The user who created the key (null: the operator's CLI, or before members existed); the key stays with the account. */
+    createdBy: text("created_by"),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("api_keys_hash_uq").on(t.keyHash), index("api_keys_account_idx").on(t.accountId)],

@@ -12,3 +12,4 @@ export * from "./oauth";
 export * from "./system";
 export * from "./audit-rollups";
 export * from "./spend-controls";
+export * from "./team";

@@ -2,7 +2,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { getToken } from "next-auth/jwt";
 import { getDatabase } from "@/lib/db";
-import { getUserById } from "@/lib/accounts/create-user";
+import { getMembership } from "@/lib/accounts/members";
 import { DEFAULT_SCOPE, issueAccessToken } from "@/lib/auth/jwt";
 import { DomainError } from "@/lib/errors";
 import { getDashboardSecret } from "@/lib/dashboard/auth-secret";
@@ -21,20 +21,20 @@ export async function GET(req: NextRequest): Promise<NextResponse> {
   if (!session?.userId) return notSignedIn();
 
   const { db } = await getDatabase();
-  // Read the user again rather than trusting the cookie: a deleted user or a changed role must
-  // not keep minting API tokens for the rest of a 7-day session.
-  let user: Awaited<ReturnType<typeof getUserById>>;
+  // Read the membership again rather than trusting the cookie: a removed member or a changed role
+  // must not keep minting API tokens for the rest of a 7-day session.
+  let member: Awaited<ReturnType<typeof getMembership>>;
   try {
-    user = await getUserById(db, session.userId);
+    member = await getMembership(db, session.userId, session.accountId ?? "");
   } catch (err) {
     if (err instanceof DomainError && err.code === "not_found") return notSignedIn();
     throw err;
   }
 
   const issued = await issueAccessToken(db, {
-    userId: user.id,
-    accountId: user.accountId,
-    role: user.role,
+    userId: member.userId,
+    accountId: member.accountId,
+    role: member.role,
     scope: DEFAULT_SCOPE,
     ttlSeconds: TOKEN_TTL_SECONDS,
   });

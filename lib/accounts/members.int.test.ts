@@ -1,0 +1,114 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { createTestDatabase } from "../testing/database";
+import { seedAccount } from "../testing/fixtures";
+import { rows } from "../db/row-sql";
+import type { Database } from "../db/types";
+import { verifyLedger } from "../audit/verify";
+import { issueAccessToken, verifyAccessToken } from "../auth/jwt";
+import { recordActivity } from "./activity";
+import { acceptInvitation, changeMemberRole, describeInvitation, getMembership, inviteMember, listMembers, listMemberships, removeMember, revokeInvitation } from "./members";
+
+let database: Database;
+let owner: Awaited<ReturnType<typeof seedAccount>>;
+const asOwner = () => ({ type: "user" as const, id: owner.userId, label: owner.email });
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  owner = await seedAccount(database.db, { credits: "10" });
+});
+
+async function activity(accountId: string) {
+  return rows<{ seq: number; action: string; actor_type: string; object_id: string | null; before: unknown; after: unknown }>(
+    await database.db.execute(sql`SELECT seq::int, action, actor_type, object_id, before, after FROM account_activity WHERE account_id = ${accountId} ORDER BY seq`),
+  );
+}
+
+describe("members and invitations", () => {
+  it("invites by email; a new user joins with a password, once; the log records each step", async () => {
+    const { invitation, token } = await inviteMember(database.db, { accountId: owner.accountId, email: " New.Person@Example.test ", role: "member", invitedBy: owner.userId, actor: asOwner() });
+    expect(invitation).toMatchObject({ email: "new.person@example.test", role: "member", status: "pending" });
+    expect(await describeInvitation(database.db, token)).toMatchObject({ status: "pending", accountId: owner.accountId, existingUser: false });
+    const joined = await acceptInvitation(database.db, { token, password: "a long password" });
+    expect(joined).toMatchObject({ account_id: owner.accountId, role: "member", new_user: true });
+    await expect(acceptInvitation(database.db, { token, password: "a long password" })).rejects.toThrow(/already been accepted/);
+    expect((await getMembership(database.db, joined.user_id, owner.accountId)).role).toBe("member");
+    const log = await activity(owner.accountId);
+    expect(log.map((e) => e.action)).toEqual(expect.arrayContaining(["member.joined", "member.invited"]));
+    expect(log.at(-1)).toMatchObject({ action: "member.joined", actor_type: "user", object_id: joined.user_id });
+  });
+
+  it("an existing user of another account joins with their own password and can then use either account", async () => {
+    const elsewhere = await seedAccount(database.db);
+    const { token } = await inviteMember(database.db, { accountId: owner.accountId, email: elsewhere.email, role: "owner", invitedBy: owner.userId, actor: asOwner() });
+    await expect(acceptInvitation(database.db, { token, password: "wrong password" })).rejects.toThrow(/Wrong password/);
+    await acceptInvitation(database.db, { token, password: "correct horse battery" });
+    const accounts = (await listMemberships(database.db, elsewhere.userId)).map((m) => m.accountId).sort();
+    expect(accounts).toEqual([elsewhere.accountId, owner.accountId].sort());
+    // A token for the second account carries the role held there.
+    const { accessToken } = await issueAccessToken(database.db, { userId: elsewhere.userId, accountId: owner.accountId, role: "member", scope: "usage:read", ttlSeconds: 60 });
+    expect((await verifyAccessToken(database.db, accessToken)).role).toBe("owner");
+  });
+
+  it("revoked and expired invitations say so", async () => {
+    const { invitation, token } = await inviteMember(database.db, { accountId: owner.accountId, email: "later@example.test", role: "member", invitedBy: owner.userId, actor: asOwner() });
+    await revokeInvitation(database.db, { accountId: owner.accountId, invitationId: invitation.invitation_id, actor: asOwner() });
+    expect((await describeInvitation(database.db, token)).status).toBe("revoked");
+    await expect(acceptInvitation(database.db, { token, password: "a long password" })).rejects.toThrow(/already been revoked/);
+    const second = await inviteMember(database.db, { accountId: owner.accountId, email: "late@example.test", role: "member", invitedBy: owner.userId, actor: asOwner() });
+    await database.db.execute(sql`UPDATE account_invitations SET expires_at = now() - interval '1 second' WHERE id = ${second.invitation.invitation_id}`);
+    expect((await describeInvitation(database.db, second.token)).status).toBe("expired");
+    await expect(acceptInvitation(database.db, { token: second.token, password: "a long password" })).rejects.toThrow(/expired/);
+    expect((await describeInvitation(database.db, "tgi_nothing")).status).toBe("unknown");
+  });
+
+  it("changes roles and removes members, never the last owner; a removed member's tokens stop at once", async () => {
+    const acct = await seedAccount(database.db);
+    const actor = { type: "user" as const, id: acct.userId };
+    const { token } = await inviteMember(database.db, { accountId: acct.accountId, email: "colleague@example.test", role: "owner", invitedBy: acct.userId, actor });
+    const colleague = await acceptInvitation(database.db, { token, password: "a long password" });
+    const { accessToken } = await issueAccessToken(database.db, { userId: colleague.user_id, accountId: acct.accountId, role: "owner", scope: "usage:read", ttlSeconds: 60 });
+
+    await changeMemberRole(database.db, { accountId: acct.accountId, userId: colleague.user_id, role: "member", actor });
+    expect((await verifyAccessToken(database.db, accessToken)).role).toBe("member");
+    await expect(changeMemberRole(database.db, { accountId: acct.accountId, userId: acct.userId, role: "member", actor })).rejects.toThrow(/last owner/);
+    await expect(removeMember(database.db, { accountId: acct.accountId, userId: acct.userId, actor })).rejects.toThrow(/last owner/);
+
+    const removed = await removeMember(database.db, { accountId: acct.accountId, userId: colleague.user_id, actor });
+    expect(removed.removed).toBe(true);
+    await expect(verifyAccessToken(database.db, accessToken)).rejects.toThrow(/no longer a member/);
+    expect((await listMembers(database.db, acct.accountId)).map((m) => m.email)).toEqual([acct.email]);
+    const log = await activity(acct.accountId);
+    expect(log.filter((e) => e.action === "member.role_changed")).toMatchObject([{ before: { role: "owner" }, after: { role: "member" } }]);
+    expect(log.at(-1)).toMatchObject({ action: "member.removed", object_id: colleague.user_id });
+  });
+
+  it("two owners demoting each other at once: one wins, the account keeps an owner", async () => {
+    const acct = await seedAccount(database.db);
+    const actor = { type: "user" as const, id: acct.userId };
+    const { token } = await inviteMember(database.db, { accountId: acct.accountId, email: `second-owner-${acct.accountId}@example.test`, role: "owner", invitedBy: acct.userId, actor });
+    const second = await acceptInvitation(database.db, { token, password: "a long password" });
+    const results = await Promise.allSettled([
+      changeMemberRole(database.db, { accountId: acct.accountId, userId: acct.userId, role: "member", actor }),
+      changeMemberRole(database.db, { accountId: acct.accountId, userId: second.user_id, role: "member", actor }),
+    ]);
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    expect((await listMembers(database.db, acct.accountId)).filter((m) => m.role === "owner")).toHaveLength(1);
+  });
+});
+
+describe("activity log", () => {
+  it("is append-only, numbered without gaps and hash-chained; audit verify finds a forged entry", async () => {
+    const acct = await seedAccount(database.db);
+    await Promise.all(Array.from({ length: 8 }, (_, i) => recordActivity(database.db, acct.accountId, { type: "operator" }, { action: "credits.granted", after: { n: i } })));
+    const log = await activity(acct.accountId);
+    expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
+    expect((await verifyLedger(database.db, { accountId: acct.accountId })).violations.filter((v) => v.check === "activity_log_continuity")).toEqual([]);
+    await expect(database.db.execute(sql`UPDATE account_activity SET action = 'x' WHERE account_id = ${acct.accountId}`)).rejects.toThrow();
+    await expect(database.db.execute(sql`DELETE FROM account_activity WHERE account_id = ${acct.accountId}`)).rejects.toThrow();
+    // An entry written around the log (not by recordActivity) breaks the chain.
+    await database.db.execute(sql`INSERT INTO account_activity (account_id, seq, id, actor_type, action, hash) VALUES (${acct.accountId}, 20, 'act_forged', 'user', 'api_key.revoked', 'x')`);
+    const found = (await verifyLedger(database.db, { accountId: acct.accountId })).violations.filter((v) => v.check === "activity_log_continuity");
+    expect(found.map((v) => v.message)).toEqual([expect.stringMatching(/act_forged is number 20, after \d+: entries are missing/)]);
+  });
+});
