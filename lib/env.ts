@@ -46,6 +46,10 @@ const EnvSchema = z.object({
   METRICS_HOST: z.string().min(1).default("127.0.0.1"),
   /** Bearer token a scrape must carry; set, it also serves `/metrics` on the public port (unset: 404 there). */
   METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
+  /** SMTP server invitations are mailed through (smtp://user:pass@host:587, smtps://…); unset: links are only shown. */
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, "SMTP_URL must start with smtp:// or smtps://").optional(),
+  /** The From address of Tollgate's mail (default: tollgate@<PUBLIC_URL's host>). */
+  MAIL_FROM: z.string().min(3).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

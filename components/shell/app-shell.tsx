@@ -10,12 +10,16 @@ import { useI18n } from "@/components/i18n/i18n-provider";
 import { LanguageSwitcher } from "@/components/i18n/language-switcher";
 import { Logo } from "@/components/ui/logo";
 import { CloseIcon, MenuIcon, SignOutIcon } from "@/components/ui/icons";
+import { AccountSwitcher, type ShellAccount } from "./account-switcher";
 import { isActive, navItems } from "./nav-items";
 import { NotificationBanner } from "./notification-banner";
 
 export interface ShellUser {
   email: string;
   role: UserRole;
+  accountId: string;
+  /** Every account the user belongs to (the current one included). */
+  accounts: readonly ShellAccount[];
 }
 
 function NavLinks({ pathname, onNavigate }: { pathname: string; onNavigate?: () => void }) {
@@ -67,6 +71,7 @@ function UserPanel({ user }: { user: ShellUser }) {
           {t(`role.${user.role}`)}
         </span>
       </div>
+      <AccountSwitcher accounts={user.accounts} currentId={user.accountId} />
       <div className="flex items-center justify-between gap-2">
         <LanguageSwitcher />
         <button
@@ -104,7 +109,7 @@ export function AppShell({ user, children }: { user: ShellUser; children: ReactN
 
   return (
     <div className="min-h-dvh">
-      <aside className="fixed inset-y-0 left-0 z-30 hidden w-64 flex-col border-r border-zinc-200 bg-white lg:flex">
+      <aside className="fixed inset-y-0 left-0 z-30 hidden w-64 flex-col border-r border-zinc-200 bg-white lg:flex print:hidden">
         <div className="flex h-16 items-center px-6">
           <Link href="/" aria-label={t("nav.overview")}>
             <Logo />
@@ -118,7 +123,7 @@ export function AppShell({ user, children }: { user: ShellUser; children: ReactN
         </div>
       </aside>
 
-      <header className="sticky top-0 z-30 border-b border-zinc-200 bg-white/95 backdrop-blur lg:hidden">
+      <header className="sticky top-0 z-30 border-b border-zinc-200 bg-white/95 backdrop-blur lg:hidden print:hidden">
         <div className="flex h-14 items-center justify-between px-4">
           <Link href="/" aria-label={t("nav.overview")}>
             <Logo />
@@ -146,9 +151,11 @@ export function AppShell({ user, children }: { user: ShellUser; children: ReactN
         )}
       </header>
 
-      <main className="lg:pl-64">
-        <div className="mx-auto w-full max-w-6xl px-4 py-6 sm:px-6 sm:py-8 lg:px-10 lg:py-10">
-          <NotificationBanner />
+      <main className="lg:pl-64 print:pl-0">
+        <div className="mx-auto w-full max-w-6xl px-4 py-6 sm:px-6 sm:py-8 lg:px-10 lg:py-10 print:max-w-none print:p-0">
+          <div className="print:hidden">
+            <NotificationBanner />
+          </div>
           {children}
         </div>
       </main>

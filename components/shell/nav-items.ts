@@ -1,6 +1,6 @@
 import type { ComponentType, SVGProps } from "react";
 import type { MessageKey } from "@/lib/dashboard/i18n";
-import { BellIcon, ConsoleIcon, ExecutionsIcon, KeyIcon, LedgerIcon, OverviewIcon, PlaygroundIcon, UsageIcon } from "@/components/ui/icons";
+import { ActivityIcon, BellIcon, ConsoleIcon, ExecutionsIcon, KeyIcon, LedgerIcon, OverviewIcon, PlaygroundIcon, ShieldIcon, SpendIcon, StatementIcon, UsageIcon, UsersIcon } from "@/components/ui/icons";
 
 export interface NavItem {
   href: string;
@@ -13,10 +13,15 @@ export const navItems: readonly NavItem[] = [
   { href: "/playground", label: "nav.playground", icon: PlaygroundIcon },
   { href: "/console", label: "nav.console", icon: ConsoleIcon },
   { href: "/usage", label: "nav.usage", icon: UsageIcon },
+  { href: "/spend", label: "nav.spend", icon: SpendIcon },
   { href: "/ledger", label: "nav.ledger", icon: LedgerIcon },
+  { href: "/statements", label: "nav.statements", icon: StatementIcon },
   { href: "/executions", label: "nav.executions", icon: ExecutionsIcon },
   { href: "/keys", label: "nav.keys", icon: KeyIcon },
   { href: "/budgets", label: "nav.budgets", icon: BellIcon },
+  { href: "/members", label: "nav.members", icon: UsersIcon },
+  { href: "/activity", label: "nav.activity", icon: ActivityIcon },
+  { href: "/security", label: "nav.security", icon: ShieldIcon },
 ];
 
 export function isActive(href: string, pathname: string): boolean {

@@ -58,11 +58,30 @@ export function UsageIcon(props: IconProps) {
   );
 }
 
+/** A pie cut into slices: where the credits went. */
+export function SpendIcon(props: IconProps) {
+  return (
+    <Icon {...props}>
+      <path d="M12 3.5a8.5 8.5 0 108.5 8.5H12z" />
+      <path d="M15 3.9A8.5 8.5 0 0120.1 9H15z" />
+    </Icon>
+  );
+}
+
 export function LedgerIcon(props: IconProps) {
   return (
     <Icon {...props}>
       <rect x="4.5" y="3" width="15" height="18" rx="2" />
       <path d="M8.5 8h7M8.5 12h7M8.5 16h4" />
+    </Icon>
+  );
+}
+
+export function StatementIcon(props: IconProps) {
+  return (
+    <Icon {...props}>
+      <path d="M6 3h9l3 3v15H6z" />
+      <path d="M9 10h6M9 14h6M9 18h3" />
     </Icon>
   );
 }
@@ -131,6 +150,33 @@ export function BellIcon(props: IconProps) {
     <Icon {...props}>
       <path d="M6 10a6 6 0 0112 0v3.5l1.5 3H4.5L6 13.5V10z" />
       <path d="M10 19.5a2 2 0 004 0" />
+    </Icon>
+  );
+}
+
+export function UsersIcon(props: IconProps) {
+  return (
+    <Icon {...props}>
+      <circle cx="9" cy="8.5" r="3.25" />
+      <path d="M3.5 19a5.5 5.5 0 0111 0" />
+      <path d="M15.5 5.6a3.25 3.25 0 010 5.8M17 14.2a5.5 5.5 0 013.5 4.8" />
+    </Icon>
+  );
+}
+
+export function ActivityIcon(props: IconProps) {
+  return (
+    <Icon {...props}>
+      <path d="M3.5 12h3.5l2.5-6 5 12 2.5-6h3.5" />
+    </Icon>
+  );
+}
+
+export function ShieldIcon(props: IconProps) {
+  return (
+    <Icon {...props}>
+      <path d="M12 3.5l7 2.75v5.25c0 4.25-2.9 7.6-7 9-4.1-1.4-7-4.75-7-9V6.25l7-2.75z" />
+      <path d="M9 12l2 2 4-4" />
     </Icon>
   );
 }

@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { newId } from "../ids";
+import type { ActivityAction, ActorType } from "./activity-vocab";
 
 /**
  * The account activity log (issue 43): who changed what in an account, when, from where. Every
@@ -11,8 +12,7 @@ import { newId } from "../ids";
  * entry's content), which `audit verify` re-computes.
  */
 
-export const actorTypes = ["user", "api_key", "operator", "support", "system"] as const;
-export type ActorType = (typeof actorTypes)[number];
+export { actorTypes, activityActions, type ActorType, type ActivityAction } from "./activity-vocab";
 
 /** Who acted: a dashboard user (or their API token), an API key, the operator's CLI, a support user, or Tollgate itself. */
 export interface Actor {
@@ -26,32 +26,6 @@ export interface Actor {
 
 export const OPERATOR: Actor = { type: "operator", label: "operator CLI" };
 export const SYSTEM: Actor = { type: "system", label: "Tollgate" };
-
-export const activityActions = [
-  "api_key.created",
-  "api_key.revoked",
-  "budget.set",
-  "budget.removed",
-  "alerts.updated",
-  "webhook.created",
-  "webhook.removed",
-  "member.invited",
-  "invitation.revoked",
-  "member.joined",
-  "member.role_changed",
-  "member.removed",
-  "refund.created",
-  "credits.granted",
-  "credits.expired",
-  "user.signed_in",
-  "user.sign_in_failed",
-  "two_factor.enabled",
-  "two_factor.disabled",
-  "two_factor.reset",
-  "two_factor.required",
-  "support.accessed",
-] as const;
-export type ActivityAction = (typeof activityActions)[number];
 
 export interface ActivityInput {
   action: ActivityAction;

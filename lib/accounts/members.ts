@@ -179,7 +179,7 @@ export async function removeMember(db: Db, input: { accountId: string; userId: s
       before: { email: target.email, role: target.role },
       after: { api_keys_to_review: keysToReview.map((k) => k.api_key_id) },
     });
-    return { user_id: input.userId, removed: true, api_keys_to_review: keysToReview };
+    return { user_id: input.userId, removed: true as const, api_keys_to_review: keysToReview };
   });
 }
 

@@ -3,6 +3,7 @@ import { alertSettings } from "../db/schema";
 import type { Db } from "../db/types";
 import { invalidInput } from "../errors";
 import { creditsToNumber, creditsToSql, isCreditString } from "../money";
+import { type Actor, SYSTEM, recordActivity } from "../accounts/activity";
 
 /** What an account has no alert_settings row for: no low-balance alert, budgets at 50/80/100 %. */
 export const DEFAULT_BUDGET_PERCENTS = [50, 80, 100] as const;
@@ -48,20 +49,28 @@ export async function getAlertSettings(db: Db, { accountId }: { accountId: strin
   };
 }
 
-/** Changes what is given and keeps the rest (one upsert). Validates before writing anything. */
-export async function setAlertSettings(db: Db, { accountId, change }: { accountId: string; change: AlertSettingsChange }): Promise<AlertSettings> {
+/** Changes what is given and keeps the rest (one upsert), recorded as `alerts.updated` with the settings before and after. Validates before writing anything. */
+export async function setAlertSettings(db: Db, { accountId, change, actor }: { accountId: string; change: AlertSettingsChange; actor?: Actor }): Promise<AlertSettings> {
   const low = change.lowBalanceCredits === undefined ? undefined : lowBalanceSql(change.lowBalanceCredits);
   const percents = change.budgetPercents === undefined ? undefined : normaliseBudgetPercents(change.budgetPercents);
-  await db
-    .insert(alertSettings)
-    .values({ accountId, lowBalanceCredits: low ?? null, budgetPercents: percents ?? [...DEFAULT_BUDGET_PERCENTS] })
-    .onConflictDoUpdate({
-      target: alertSettings.accountId,
-      set: {
-        ...(low !== undefined ? { lowBalanceCredits: low } : {}),
-        ...(percents !== undefined ? { budgetPercents: percents } : {}),
-        updatedAt: sql`now()`,
-      },
-    });
-  return getAlertSettings(db, { accountId });
+  return db.transaction(async (t) => {
+    const tx = t as unknown as Db;
+    await tx.execute(sql`SELECT 1 FROM alert_settings WHERE account_id = ${accountId} FOR UPDATE`);
+    const before = await getAlertSettings(tx, { accountId });
+    await tx
+      .insert(alertSettings)
+      .values({ accountId, lowBalanceCredits: low ?? null, budgetPercents: percents ?? [...DEFAULT_BUDGET_PERCENTS] })
+      .onConflictDoUpdate({
+        target: alertSettings.accountId,
+        set: {
+          ...(low !== undefined ? { lowBalanceCredits: low } : {}),
+          ...(percents !== undefined ? { budgetPercents: percents } : {}),
+          updatedAt: sql`now()`,
+        },
+      });
+    const after = await getAlertSettings(tx, { accountId });
+    const shown = (a: AlertSettings) => ({ low_balance_credits: a.low_balance_credits, budget_percents: a.budget_percents });
+    await recordActivity(tx, accountId, actor ?? SYSTEM, { action: "alerts.updated", objectType: "alert_settings", objectId: accountId, before: shown(before), after: shown(after) });
+    return after;
+  });
 }

@@ -95,6 +95,26 @@ export const OPERATION_ACCESS = {
   testWebhook: ownerManages("send webhook tests"),
   resendWebhookDelivery: ownerManages("resend webhooks"),
 
+  // Members, invitations and the activity log: any member reads (support with account_id), owners change.
+  listAccountMembers: manage,
+  changeAccountMemberRole: ownerManages("change members' roles"),
+  removeAccountMember: ownerManages("remove members"),
+  listAccountInvitations: manage,
+  createAccountInvitation: ownerManages("invite members"),
+  revokeAccountInvitation: ownerManages("revoke invitations"),
+  listAccountActivity: manage,
+  exportAccountActivity: manage,
+
+  // Two-factor sign-in: the user's own with their token (enrolment asks for the password again,
+  // turning it off for a current code); an owner resets a member's and may require it of all.
+  getTwoFactorStatus: manage,
+  startTwoFactorEnrolment: manage,
+  confirmTwoFactorEnrolment: manage,
+  disableTwoFactor: manage,
+  resetMemberTwoFactor: ownerManages("reset a member's two-factor sign-in"),
+  getAccountSecurity: manage,
+  setAccountSecurity: ownerManages("require two-factor sign-in"),
+
   // OAuth 2.0
   authorize: { kind: "public", why: "a browser is sent on to the consent page" },
   authorizeDevice: { kind: "oauth_client", basic: "optional" },

@@ -13,6 +13,9 @@ import { registerHealth } from "./routes/health";
 import { registerAuthCredits } from "./routes/auth-credits";
 import { registerCredits } from "./routes/credits";
 import { registerCreditsExpirations } from "./routes/credits-expirations";
+import { registerCreditsStatementsList } from "./routes/credits-statements-list";
+import { registerCreditsStatementsGet } from "./routes/credits-statements-get";
+import { registerCreditsStatementsExport } from "./routes/credits-statements-export";
 import { registerVerifyToken } from "./routes/verify-token";
 import { WELL_KNOWN_JWKS_PATH, jwksHandler, registerJwks } from "./routes/jwks";
 import { registerToolsProbe } from "./routes/tools-probe";
@@ -55,10 +58,24 @@ import { registerWebhooksRemove } from "./routes/webhooks-remove";
 import { registerWebhooksTest } from "./routes/webhooks-test";
 import { registerWebhookDeliveriesList } from "./routes/webhook-deliveries-list";
 import { registerWebhookDeliveriesResend } from "./routes/webhook-deliveries-resend";
+import { registerAccountMembersList } from "./routes/account-members-list";
+import { registerAccountMembersUpdate } from "./routes/account-members-update";
+import { registerAccountMembersRemove } from "./routes/account-members-remove";
+import { registerAccountInvitationsList } from "./routes/account-invitations-list";
+import { registerAccountInvitationsCreate } from "./routes/account-invitations-create";
+import { registerAccountInvitationsRevoke } from "./routes/account-invitations-revoke";
+import { registerAccountActivityList } from "./routes/account-activity-list";
+import { registerAccountActivityExport } from "./routes/account-activity-export";
 import { registerOpenApiJson } from "./routes/openapi-json";
 import { PROTECTED_RESOURCE_PATH, protectedResourceHandler, registerMcp } from "./routes/mcp";
 import { registerOpenApiYaml } from "./routes/openapi-yaml";
 import { registerUsageBreakdown } from "./routes/usage-breakdown";
+import { registerTwoFactorStatus } from "./routes/two-factor-status";
+import { registerTwoFactorEnrolment } from "./routes/two-factor-enrolment";
+import { registerTwoFactorConfirm } from "./routes/two-factor-confirm";
+import { registerTwoFactorDisable } from "./routes/two-factor-disable";
+import { registerTwoFactorReset } from "./routes/two-factor-reset";
+import { registerTwoFactorRequirement } from "./routes/two-factor-requirement";
 
 /** Every operation of the public API, in one list: the OpenAPI description is generated from it. */
 const operations: ((app: ApiApp) => void)[] = [
@@ -95,6 +112,9 @@ const operations: ((app: ApiApp) => void)[] = [
   registerLedgerEntriesList,
   registerLedgerEntriesExport,
   registerLedgerEntriesGet,
+  registerCreditsStatementsList,
+  registerCreditsStatementsExport,
+  registerCreditsStatementsGet,
   registerLedgerReadiness,
   registerSettlementHistory,
   registerLookup,
@@ -111,6 +131,20 @@ const operations: ((app: ApiApp) => void)[] = [
   registerWebhooksTest,
   registerWebhookDeliveriesList,
   registerWebhookDeliveriesResend,
+  registerAccountMembersList,
+  registerAccountMembersUpdate,
+  registerAccountMembersRemove,
+  registerAccountInvitationsList,
+  registerAccountInvitationsCreate,
+  registerAccountInvitationsRevoke,
+  registerAccountActivityList,
+  registerAccountActivityExport,
+  registerTwoFactorStatus,
+  registerTwoFactorEnrolment,
+  registerTwoFactorConfirm,
+  registerTwoFactorDisable,
+  registerTwoFactorReset,
+  registerTwoFactorRequirement,
   registerMcp,
 ];
 

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { ApiEnv } from "../http/context";
 import { PublicApiErrorSchema, accountErrorResponses } from "../http/schemas";
 import { type AccessRequest, resolveAuditAccount } from "../audit/access";
+import { clientIp } from "../http/rate-limit";
 
 /** Error responses of every audit operation (the 2.8 shapes, plus 403/404 of the account rules). */
 export const auditErrorResponses = {
@@ -15,8 +16,9 @@ export const auditErrorResponses = {
  * A support user's cross-account read is logged after `read` succeeded (validation included) and
  * before its data is returned, so a rejected query leaves no row and no data leaves without one.
  */
-export async function auditRead<T>(c: Context<ApiEnv>, req: Omit<AccessRequest, "resource" | "query">, read: (accountId: string) => Promise<T>): Promise<T> {
-  const target = await resolveAuditAccount(c.env.db, c.get("auth"), { ...req, ...accessRecord(c) });
+export async function auditRead<T>(c: Context<ApiEnv>, req: Omit<AccessRequest, "resource" | "query" | "from">, read: (accountId: string) => Promise<T>): Promise<T> {
+  const from = { ipAddress: clientIp(c), userAgent: c.req.header("user-agent") ?? null };
+  const target = await resolveAuditAccount(c.env.db, c.get("auth"), { ...req, ...accessRecord(c), from });
   const data = await read(target.accountId);
   await target.logAccess?.();
   return data;

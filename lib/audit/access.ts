@@ -5,6 +5,7 @@ import { forbidden, invalidInput, notFound } from "../errors";
 import { newId } from "../ids";
 import type { AuthContext } from "../auth/auth-context";
 import { type IdKind, accountsHoldingId } from "./id-sources";
+import { recordActivity } from "../accounts/activity";
 
 /**
  * Which account an audit read is about. Every read is confined to the caller's account, except
@@ -26,6 +27,8 @@ export interface AccessRequest {
   accountId?: string;
   /** For support users without `account_id`: the owner(s) of the id being read, if any. */
   owners?: () => Promise<string[]>;
+  /** Where the request came from, for the target account's activity log. */
+  from?: { ipAddress?: string | null; userAgent?: string | null };
 }
 
 export interface AuditTarget {
@@ -52,10 +55,21 @@ export async function resolveAuditAccount(db: Db, auth: AuthContext, req: Access
   return { accountId: own, logAccess: null };
 }
 
+/** The support access-log row and, in the same transaction, `support.accessed` in the target account's activity log. */
 async function logSupportAccess(db: Db, userId: string, target: string, req: AccessRequest): Promise<void> {
-  await db.execute(sql`
-    INSERT INTO support_access_log (id, user_id, target_account_id, resource, query)
-    VALUES (${newId("sal")}, ${userId}, ${target}, ${req.resource}, ${JSON.stringify(req.query)}::jsonb)`);
+  await db.transaction(async (t) => {
+    const tx = t as unknown as Db;
+    await tx.execute(sql`
+      INSERT INTO support_access_log (id, user_id, target_account_id, resource, query)
+      VALUES (${newId("sal")}, ${userId}, ${target}, ${req.resource}, ${JSON.stringify(req.query)}::jsonb)`);
+    const email = rows<{ email: string }>(await tx.execute(sql`SELECT email FROM users WHERE id = ${userId}`))[0]?.email ?? null;
+    await recordActivity(
+      tx,
+      target,
+      { type: "support", id: userId, label: email, ipAddress: req.from?.ipAddress ?? null, userAgent: req.from?.userAgent ?? null },
+      { action: "support.accessed", objectType: "account", objectId: target, after: { resource: req.resource, query: req.query } },
+    );
+  });
 }
 
 const holding = (db: Db, id: string, kinds: readonly IdKind[]) => () => accountsHoldingId(db, id, kinds);

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { usageEvents, type UsageEventType } from "../db/schema";
+import { type LedgerEntryType, usageEvents, type UsageEventType } from "../db/schema";
+import type { CreditKind } from "../billing/grant-credits";
 import type { Db } from "../db/types";
 import { newId, newUuid } from "../ids";
 import { credits, creditsText } from "../money";
@@ -116,4 +117,40 @@ export async function writePastEvents(db: Db, accountId: string, events: PastEve
     out.push({ id: row.id as string, executionId, ledgerId, at: e.at });
   }
   return out;
+}
+
+export interface PastLedgerRow {
+  at: Date;
+  entryType: LedgerEntryType;
+  /** Signed, as the ledger stores it. */
+  amount: string;
+  /** The kind the whole amount belongs to (grants, expiries): `credit_kind`. */
+  kind?: CreditKind;
+  /** Otherwise what each kind gave (consume rows: positive shares; refunds: minus what each got back): `credit_split`. */
+  split?: Partial<Record<CreditKind, string>>;
+  executionId?: string | null;
+  metadata?: Record<string, unknown>;
+  /**
+   * Credits that changed the balance just before this row without a ledger row of their own: the
+   * row's balance_before then differs from the previous row's balance_after (a broken chain).
+   */
+  offLedger?: string;
+}
+
+/** Test helper: one ledger row of any type at a chosen past instant, its balance moved by kind as the real writers do. */
+export async function ledgerRowAt(db: Db, accountId: string, row: PastLedgerRow): Promise<string> {
+  const id = newId("led");
+  if (row.offLedger) await db.execute(sql`UPDATE credit_balances SET paid_credits = paid_credits + ${row.offLedger}::numeric WHERE account_id = ${accountId}`);
+  const delta = (k: CreditKind) => (row.kind ? (row.kind === k ? row.amount : "0") : credits(row.split?.[k] ?? "0").neg().toFixed());
+  const metadata = { ...(row.kind ? { credit_kind: row.kind } : { credit_split: { bonus: "0", reward: "0", paid: "0", ...row.split } }), ...row.metadata };
+  await db.execute(sql`
+    WITH b AS (UPDATE credit_balances SET paid_credits = paid_credits + ${delta("paid")}::numeric, bonus_credits = bonus_credits + ${delta("bonus")}::numeric,
+                                          reward_credits = reward_credits + ${delta("reward")}::numeric
+                WHERE account_id = ${accountId} RETURNING paid_credits + bonus_credits + reward_credits AS total_after)
+    INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id, execution_id,
+                                balance_before, balance_after, ledger_metadata, description, created_at)
+    SELECT ${id}, ${accountId}, ${row.entryType}, ${row.amount}::numeric, 'admin', ${row.executionId ? "execution" : "grant"}, ${row.executionId ?? id},
+           ${row.executionId ?? null}, total_after - ${row.amount}::numeric, total_after, ${JSON.stringify(metadata)}::jsonb, ${row.entryType},
+           ${row.at.toISOString()}::timestamptz FROM b`);
+  return id;
 }

@@ -152,6 +152,15 @@ describe("audit verify", () => {
     ]);
   });
 
+  it("an activity log entry written around recordActivity (a number skipped, its chain broken)", async () => {
+    const { accountId } = await chargedAccount();
+    expect(await checksFailing(accountId)).toEqual([]);
+    await database.db.execute(sql`
+      INSERT INTO account_activity (account_id, seq, id, actor_type, action, hash)
+      VALUES (${accountId}, 1000, ${`act_test_${accountId}`}, 'user', 'budget.removed', 'forged')`);
+    expect(await checksFailing(accountId)).toEqual(["activity_log_continuity"]);
+  });
+
   it("every check was shown failing above", () => {
     expect([...seen].sort()).toEqual([...verifyChecks].sort());
   });

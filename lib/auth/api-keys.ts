@@ -7,6 +7,7 @@ import { ACCOUNT_DISABLED, notifyAuthChange } from "./auth-change";
 import { newUuid } from "../ids";
 import { creditsToNumber } from "../money";
 import { randomToken, sha256Hex } from "./secrets";
+import { type Actor, SYSTEM, recordActivity } from "../accounts/activity";
 
 const KEY_PREFIX = "tg_";
 const VISIBLE_CHARS = 11;
@@ -26,27 +27,52 @@ export function looksLikeApiKey(token: string): boolean {
   return token.startsWith(KEY_PREFIX) && token.length >= 20 && token.length <= 128;
 }
 
-export async function createApiKey(db: Db, input: { accountId: string; name?: string }) {
+/**
+ * Creates a key and records `api_key.created` in the same transaction. A user's key remembers who
+ * created it (`created_by`), so a removed member's keys can be listed for review. Without an
+ * actor the key is Tollgate's own (seeding, tests).
+ */
+export async function createApiKey(db: Db, input: { accountId: string; name?: string; actor?: Actor }) {
   const apiKey = `${KEY_PREFIX}${randomToken(30)}`;
   const id = newUuid();
   const prefix = apiKey.slice(0, VISIBLE_CHARS);
   const name = input.name ?? "default";
-  const [row] = await db
-    .insert(apiKeys)
-    .values({ id, accountId: input.accountId, name, prefix, keyHash: sha256Hex(apiKey) })
-    .returning({ createdAt: apiKeys.createdAt });
+  const actor = input.actor ?? SYSTEM;
+  const createdBy = actor.type === "user" || actor.type === "support" ? (actor.id ?? null) : null;
+  const row = await db.transaction(async (tx) => {
+    const [created] = await tx
+      .insert(apiKeys)
+      .values({ id, accountId: input.accountId, name, prefix, keyHash: sha256Hex(apiKey), createdBy })
+      .returning({ createdAt: apiKeys.createdAt });
+    await recordActivity(tx as unknown as Db, input.accountId, actor, { action: "api_key.created", objectType: "api_key", objectId: id, after: { name, prefix } });
+    return created;
+  });
   return { api_key_id: id, api_key: apiKey, prefix, name, created_at: row.createdAt.toISOString() };
 }
 
-export async function revokeApiKey(db: Db, input: { id: string; accountId?: string }) {
+/** Revokes a key (idempotent); the first revocation records `api_key.revoked` in its transaction. */
+export async function revokeApiKey(db: Db, input: { id: string; accountId?: string; actor?: Actor }) {
   const conditions = [eq(apiKeys.id, input.id), isNull(apiKeys.revokedAt)];
   if (input.accountId) conditions.push(eq(apiKeys.accountId, input.accountId));
-  const rows = await db
-    .update(apiKeys)
-    .set({ revokedAt: sql`now()` })
-    .where(and(...conditions))
-    .returning({ id: apiKeys.id, keyHash: apiKeys.keyHash, revokedAt: apiKeys.revokedAt });
-  if (rows.length > 0) await notifyAuthChange(db, { kind: "key", keyHash: rows[0].keyHash });
+  const rows = await db.transaction(async (tx) => {
+    const revoked = await tx
+      .update(apiKeys)
+      .set({ revokedAt: sql`now()` })
+      .where(and(...conditions))
+      .returning({ id: apiKeys.id, accountId: apiKeys.accountId, name: apiKeys.name, prefix: apiKeys.prefix, keyHash: apiKeys.keyHash });
+    if (revoked.length > 0) {
+      const [key] = revoked;
+      await recordActivity(tx as unknown as Db, key.accountId, input.actor ?? SYSTEM, {
+        action: "api_key.revoked",
+        objectType: "api_key",
+        objectId: key.id,
+        before: { name: key.name, prefix: key.prefix, revoked: false },
+        after: { revoked: true },
+      });
+      await notifyAuthChange(tx as unknown as Db, { kind: "key", keyHash: key.keyHash });
+    }
+    return revoked;
+  });
   if (rows.length === 0) {
     const existing = await db.select({ id: apiKeys.id, accountId: apiKeys.accountId }).from(apiKeys).where(eq(apiKeys.id, input.id));
     if (existing.length === 0 || (input.accountId && existing[0].accountId !== input.accountId)) {

@@ -7,6 +7,7 @@ import { invalidInput, notFound } from "../errors";
 import { newId } from "../ids";
 import { creditsText, creditsToNumber, creditsToSql, credits as toDecimal, isCreditString } from "../money";
 import { systemClock, type Clock } from "../clock";
+import { type Actor, SYSTEM, recordActivity } from "../accounts/activity";
 import { DEBIT_CTES, type DebitResult, type LedgerRowInput } from "./debit-credits";
 import { BUDGET_SPEND_CTE, alertCtes, blTags, budgetCheckCtes, tagLedger, type BudgetRefusal } from "./budget-sql";
 
@@ -40,6 +41,8 @@ export interface SetBudgetInput {
   limitCredits: string;
   period: BudgetPeriod;
   timeZone?: string;
+  /** Who sets it, for the account activity log (default: Tollgate itself). */
+  actor?: Actor;
 }
 
 interface BudgetRow {
@@ -139,49 +142,77 @@ export async function setBudget(db: Db, input: SetBudgetInput, clock: Clock = sy
   await checkTimeZone(db, timeZone);
   const scopeId = await checkScope(db, input.accountId, input.scope, input.scopeId);
   const at = clock.now().toISOString();
-  const result = await runQuery(
-    db,
-    `WITH lk AS (SELECT account_id FROM credit_balances WHERE account_id = $1 FOR UPDATE),
-     p AS (SELECT budget_period_start($6, $7, $2::timestamptz) AS ps FROM lk),
-     opening AS (
-       SELECT coalesce(sum(-l.amount_credits), 0) AS spent FROM credits_ledger l, p
-        WHERE l.account_id = $1 AND l.entry_type LIKE 'consume\\_%' AND l.created_at >= p.ps
-          AND ($4 = 'account' OR ($4 = 'api_key' AND l.api_key_id::text = $5)
-               OR ($4 = 'oauth_client' AND l.ledger_metadata->>'client_id' = $5))
-     ), up AS (
-       INSERT INTO budgets AS b (id, account_id, scope, scope_id, limit_credits, period, time_zone, period_start,
-                                 spent_credits, opening_credits, opening_period_start)
-       SELECT $3, $1, $4, $5, $8::numeric, $6, $7, p.ps, o.spent, o.spent, p.ps FROM p, opening o
-       ON CONFLICT (account_id, scope, scope_id) DO UPDATE SET
-          limit_credits = EXCLUDED.limit_credits, period = EXCLUDED.period, time_zone = EXCLUDED.time_zone,
-          period_start = CASE WHEN b.period = EXCLUDED.period AND b.time_zone = EXCLUDED.time_zone THEN b.period_start ELSE EXCLUDED.period_start END,
-          spent_credits = CASE WHEN b.period = EXCLUDED.period AND b.time_zone = EXCLUDED.time_zone THEN b.spent_credits ELSE EXCLUDED.spent_credits END,
-          opening_credits = CASE WHEN b.period = EXCLUDED.period AND b.time_zone = EXCLUDED.time_zone THEN b.opening_credits ELSE EXCLUDED.opening_credits END,
-          opening_period_start = CASE WHEN b.period = EXCLUDED.period AND b.time_zone = EXCLUDED.time_zone THEN b.opening_period_start ELSE EXCLUDED.opening_period_start END,
-          updated_at = now()
-       RETURNING b.*
-     )
-     SELECT ${viewColumns("$2")} FROM up b`,
-    [input.accountId, at, newId("bud"), input.scope, scopeId, input.period, timeZone, creditsToSql(input.limitCredits)],
-  );
-  const row = rows<BudgetRow>(result)[0];
-  if (!row) throw notFound(`Account ${input.accountId} not found`);
-  return view(row);
+  return db.transaction(async (t) => {
+    const tx = t as unknown as Db;
+    // The balance row lock (taken again by the upsert) makes the limit read here the one replaced.
+    await tx.execute(sql`SELECT 1 FROM credit_balances WHERE account_id = ${input.accountId} FOR UPDATE`);
+    const before = rows<{ limit_credits: string; period: BudgetPeriod; time_zone: string }>(
+      await tx.execute(sql`SELECT limit_credits::text, period, time_zone FROM budgets WHERE account_id = ${input.accountId} AND scope = ${input.scope} AND scope_id = ${scopeId}`),
+    )[0];
+    const result = await runQuery(
+      tx,
+      `WITH lk AS (SELECT account_id FROM credit_balances WHERE account_id = $1 FOR UPDATE),
+       p AS (SELECT budget_period_start($6, $7, $2::timestamptz) AS ps FROM lk),
+       opening AS (
+         SELECT coalesce(sum(-l.amount_credits), 0) AS spent FROM credits_ledger l, p
+          WHERE l.account_id = $1 AND l.entry_type LIKE 'consume\\_%' AND l.created_at >= p.ps
+            AND ($4 = 'account' OR ($4 = 'api_key' AND l.api_key_id::text = $5)
+                 OR ($4 = 'oauth_client' AND l.ledger_metadata->>'client_id' = $5))
+       ), up AS (
+         INSERT INTO budgets AS b (id, account_id, scope, scope_id, limit_credits, period, time_zone, period_start,
+                                   spent_credits, opening_credits, opening_period_start)
+         SELECT $3, $1, $4, $5, $8::numeric, $6, $7, p.ps, o.spent, o.spent, p.ps FROM p, opening o
+         ON CONFLICT (account_id, scope, scope_id) DO UPDATE SET
+            limit_credits = EXCLUDED.limit_credits, period = EXCLUDED.period, time_zone = EXCLUDED.time_zone,
+            period_start = CASE WHEN b.period = EXCLUDED.period AND b.time_zone = EXCLUDED.time_zone THEN b.period_start ELSE EXCLUDED.period_start END,
+            spent_credits = CASE WHEN b.period = EXCLUDED.period AND b.time_zone = EXCLUDED.time_zone THEN b.spent_credits ELSE EXCLUDED.spent_credits END,
+            opening_credits = CASE WHEN b.period = EXCLUDED.period AND b.time_zone = EXCLUDED.time_zone THEN b.opening_credits ELSE EXCLUDED.opening_credits END,
+            opening_period_start = CASE WHEN b.period = EXCLUDED.period AND b.time_zone = EXCLUDED.time_zone THEN b.opening_period_start ELSE EXCLUDED.opening_period_start END,
+            updated_at = now()
+         RETURNING b.*
+       )
+       SELECT ${viewColumns("$2")} FROM up b`,
+      [input.accountId, at, newId("bud"), input.scope, scopeId, input.period, timeZone, creditsToSql(input.limitCredits)],
+    );
+    const row = rows<BudgetRow>(result)[0];
+    if (!row) throw notFound(`Account ${input.accountId} not found`);
+    const budget = view(row);
+    const describe = (b: { limit_credits: string; period: BudgetPeriod; time_zone: string }) => ({ scope: input.scope, scope_id: scopeId || null, limit_credits: toDecimal(b.limit_credits).toFixed(), period: b.period, time_zone: b.time_zone });
+    await recordActivity(tx, input.accountId, input.actor ?? SYSTEM, {
+      action: "budget.set",
+      objectType: "budget",
+      objectId: budget.budget_id,
+      before: before ? describe(before) : null,
+      after: describe(row),
+    });
+    return budget;
+  });
 }
 
-/** Removes a budget (of `accountId` when given); Calls holding it settle without it. */
-export async function removeBudget(db: Db, input: { budgetId: string; accountId?: string }): Promise<{ budget_id: string; removed: true }> {
-  const result = await runQuery(
-    db,
-    `WITH lk AS (
-       SELECT account_id FROM credit_balances
-        WHERE account_id = (SELECT account_id FROM budgets WHERE id = $1 AND ($2::text IS NULL OR account_id = $2)) FOR UPDATE
-     )
-     DELETE FROM budgets WHERE id = $1 AND account_id IN (SELECT account_id FROM lk) RETURNING id`,
-    [input.budgetId, input.accountId ?? null],
-  );
-  if (rows(result).length === 0) throw notFound(`Budget ${input.budgetId} not found`);
-  return { budget_id: input.budgetId, removed: true };
+/** Removes a budget (of `accountId` when given); Calls holding it settle without it. Recorded as `budget.removed`. */
+export async function removeBudget(db: Db, input: { budgetId: string; accountId?: string; actor?: Actor }): Promise<{ budget_id: string; removed: true }> {
+  return db.transaction(async (t) => {
+    const tx = t as unknown as Db;
+    const result = await runQuery(
+      tx,
+      `WITH lk AS (
+         SELECT account_id FROM credit_balances
+          WHERE account_id = (SELECT account_id FROM budgets WHERE id = $1 AND ($2::text IS NULL OR account_id = $2)) FOR UPDATE
+       )
+       DELETE FROM budgets WHERE id = $1 AND account_id IN (SELECT account_id FROM lk)
+       RETURNING id, account_id, scope, scope_id, limit_credits::text AS limit_credits, period, time_zone`,
+      [input.budgetId, input.accountId ?? null],
+    );
+    const removed = rows<{ id: string; account_id: string; scope: BudgetScope; scope_id: string; limit_credits: string; period: BudgetPeriod; time_zone: string }>(result)[0];
+    if (!removed) throw notFound(`Budget ${input.budgetId} not found`);
+    await recordActivity(tx, removed.account_id, input.actor ?? SYSTEM, {
+      action: "budget.removed",
+      objectType: "budget",
+      objectId: removed.id,
+      before: { scope: removed.scope, scope_id: removed.scope_id || null, limit_credits: toDecimal(removed.limit_credits).toFixed(), period: removed.period, time_zone: removed.time_zone },
+    });
+    return { budget_id: input.budgetId, removed: true as const };
+  });
 }
 
 /** Every budget of every account (admin CLI). */

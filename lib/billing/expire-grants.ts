@@ -5,6 +5,7 @@ import { newId } from "../ids";
 import { systemClock, type Clock } from "../clock";
 import { grantKind, grantTypes } from "./grant-credits";
 import { notifyCtes } from "../alerts/notify-sql";
+import { SYSTEM, recordActivity } from "../accounts/activity";
 
 /** `expire_<grant type>` of a lot's kind, as SQL on the lot row (alias-free `kind`). */
 const expireEntryType = sql.raw(
@@ -16,6 +17,8 @@ interface BatchResult {
   expired: number;
   last_expires_at: string | null;
   last_id: string | null;
+  /** What each account lost, by kind (decimal strings), for its activity log. */
+  accounts: { account_id: string; paid: string | null; bonus: string | null; reward: string | null; lots: number }[] | string | null;
 }
 
 /**
@@ -69,7 +72,7 @@ async function expireBatch(db: Db, now: Date, batchSize: number, after: { at: st
    RETURNING g.id, g.expired_at IS NOT NULL AS done
     ), per_account AS (
       SELECT account_id, sum(take) FILTER (WHERE kind = 'paid') AS paid, sum(take) FILTER (WHERE kind = 'bonus') AS bonus,
-             sum(take) FILTER (WHERE kind = 'reward') AS reward
+             sum(take) FILTER (WHERE kind = 'reward') AS reward, count(*) FILTER (WHERE take > 0) AS lots
         FROM chained GROUP BY account_id HAVING sum(take) > 0
     ), bal_upd AS (
       UPDATE credit_balances cb
@@ -88,8 +91,16 @@ async function expireBatch(db: Db, now: Date, batchSize: number, after: { at: st
     )
     SELECT (SELECT count(*) FROM due)::int AS scanned, (SELECT count(*) FROM lot_upd WHERE done)::int AS expired,
            (SELECT max(expires_at)::text FROM due) AS last_expires_at,
-           (SELECT id FROM due ORDER BY expires_at DESC, id DESC LIMIT 1) AS last_id`);
-  return rows<BatchResult>(result)[0];
+           (SELECT id FROM due ORDER BY expires_at DESC, id DESC LIMIT 1) AS last_id,
+           (SELECT jsonb_agg(jsonb_build_object('account_id', account_id, 'paid', paid::text, 'bonus', bonus::text, 'reward', reward::text, 'lots', lots))
+              FROM per_account) AS accounts`);
+  const batch = rows<BatchResult>(result)[0];
+  const accounts = typeof batch.accounts === "string" ? (JSON.parse(batch.accounts) as Exclude<BatchResult["accounts"], string>) : batch.accounts;
+  for (const a of accounts ?? []) {
+    const lost = Object.fromEntries((["paid", "bonus", "reward"] as const).filter((k) => a[k] !== null).map((k) => [k, a[k]]));
+    await recordActivity(db, a.account_id, SYSTEM, { action: "credits.expired", objectType: "account", objectId: a.account_id, after: { expired_credits: lost, lots: a.lots } });
+  }
+  return batch;
 }
 
 /**
@@ -103,7 +114,8 @@ export async function expireCreditGrants(db: Db, clock: Clock = systemClock, bat
   let expired = 0;
   let after: { at: string; id: string } | null = null;
   for (;;) {
-    const batch = await expireBatch(db, now, batchSize, after);
+    // Each batch commits with the `credits.expired` entries of the accounts it touched.
+    const batch = await db.transaction((tx) => expireBatch(tx as unknown as Db, now, batchSize, after));
     expired += batch.expired;
     if (batch.scanned < batchSize || batch.last_expires_at === null || batch.last_id === null) return expired;
     after = { at: batch.last_expires_at, id: batch.last_id };

@@ -5,6 +5,7 @@ import { newId } from "../ids";
 import { systemClock, type Clock } from "../clock";
 import { creditsToNumber, creditsToSql, credits as toDecimal, isCreditString } from "../money";
 import type { LedgerEntryType } from "../db/schema";
+import { type Actor, SYSTEM, recordActivity } from "../accounts/activity";
 
 export const grantTypes = ["payment_recharge", "welcome_bonus", "invitation_reward"] as const;
 export type GrantType = (typeof grantTypes)[number];
@@ -25,7 +26,7 @@ export const grantKind: Record<GrantType, CreditKind> = {
  */
 export async function grantCredits(
   db: Db,
-  input: { accountId: string; amount: string; type: GrantType; description?: string; sourceRefId?: string; expiresAt?: Date },
+  input: { accountId: string; amount: string; type: GrantType; description?: string; sourceRefId?: string; expiresAt?: Date; actor?: Actor },
   clock: Clock = systemClock,
 ) {
   if (!isCreditString(input.amount) || toDecimal(input.amount).lte(0)) {
@@ -62,18 +63,22 @@ export async function grantCredits(
       FROM b
     RETURNING id, balance_after
   `;
-  const result = expiresAt
-    ? await db.transaction(async (tx) => {
-        // A debit reads an account's lots under its balance row lock, but from its statement's
-        // snapshot: one that started before this grant committed would not see the new lot. The
-        // table lock is taken before a statement's snapshot, so a debit either finishes before
-        // this grant or starts after it. It pauses every debit for the grant's few milliseconds.
-        await tx.execute(sql`LOCK TABLE credit_grants IN SHARE ROW EXCLUSIVE MODE`);
-        return tx.execute(statement);
-      })
-    : await db.execute(statement);
-  const rows = (result as unknown as { rows: { id: string; balance_after: string }[] }).rows;
-  if (rows.length === 0) throw notFound(`Account ${input.accountId} not found`);
+  const rows = await db.transaction(async (tx) => {
+    // A debit reads an account's lots under its balance row lock, but from its statement's
+    // snapshot: one that started before this grant committed would not see the new lot. The
+    // table lock is taken before a statement's snapshot, so a debit either finishes before
+    // this grant or starts after it. It pauses every debit for the grant's few milliseconds.
+    if (expiresAt) await tx.execute(sql`LOCK TABLE credit_grants IN SHARE ROW EXCLUSIVE MODE`);
+    const found = ((await tx.execute(statement)) as unknown as { rows: { id: string; balance_after: string }[] }).rows;
+    if (found.length === 0) throw notFound(`Account ${input.accountId} not found`);
+    await recordActivity(tx as unknown as Db, input.accountId, input.actor ?? SYSTEM, {
+      action: "credits.granted",
+      objectType: "ledger_entry",
+      objectId: id,
+      after: { amount_credits: toDecimal(input.amount).toFixed(), type: input.type, expires_at: expiresAt?.toISOString() ?? null, balance_after: toDecimal(found[0].balance_after).toFixed() },
+    });
+    return found;
+  });
   return {
     ledger_entry_id: rows[0].id,
     balance_after: creditsToNumber(rows[0].balance_after),

@@ -6,6 +6,7 @@ import { DomainError, forbidden, invalidInput, notFound } from "../errors";
 import { newId } from "../ids";
 import { credits, creditsText, creditsToSql, isCreditString } from "../money";
 import { LEDGER_COLUMNS, type LedgerRecord } from "../audit/ledger-history";
+import { type Actor, recordActivity } from "../accounts/activity";
 
 export const REFUND_REASON_MAX = 500;
 
@@ -81,7 +82,7 @@ interface Outcome extends Partial<LedgerRecord> {
  */
 export async function refundExecution(
   db: Db,
-  { actor, input, access }: { actor: { userId: string; role: UserRole }; input: RefundInput; access: RefundAccess },
+  { actor, input, access }: { actor: { userId: string; role: UserRole; email?: string | null; ipAddress?: string | null; userAgent?: string | null }; input: RefundInput; access: RefundAccess },
 ): Promise<RefundResult> {
   if (actor.role !== "support") throw forbidden("Only support users can refund a Call");
   if (input.amount !== undefined && (!isCreditString(input.amount) || credits(input.amount).lte(0))) {
@@ -94,83 +95,96 @@ export async function refundExecution(
   const a = input.accountId ?? (await executionOwner(db, exe));
   const amount = input.amount === undefined ? null : creditsToSql(input.amount);
   const ledgerId = newId("led");
-  const result = await db.execute(sql`
-    WITH bal AS (
-      SELECT account_id FROM credit_balances WHERE account_id = ${a} FOR UPDATE
-    ), ex AS (
-      -- The scalar subquery runs first: the balance row is locked before the execution row.
-      SELECT e.id, e.charge_outcome, coalesce(e.settled_credits, 0) AS settled, e.refunded_credits AS refunded
-        FROM executions e
-       WHERE e.id = ${exe} AND e.account_id = ${a} AND (SELECT count(*) FROM bal) = 1
-         FOR UPDATE
-    ), ev AS (
-      SELECT u.id, u.charge_outcome, u.credits_ledger_entry_id
-        FROM usage_events u
-       WHERE u.account_id = ${a} AND u.execution_id = ${exe} AND u.event_type IN ('tool_execute', 'capabilities_query')
-       ORDER BY u.created_at, u.id LIMIT 1
-    ), orig AS (
-      SELECT l.id, l.api_key_id, l.ledger_metadata->'credit_split' AS sp
-        FROM credits_ledger l JOIN ev ON l.id = ev.credits_ledger_entry_id
-       WHERE l.account_id = ${a} AND l.entry_type LIKE 'consume\\_%'
-    ), req AS (
-      SELECT ex.id, ex.charge_outcome, ex.settled, ex.refunded, ev.id AS event_id, ev.charge_outcome AS event_outcome,
-             orig.id AS consume_id, orig.api_key_id,
-             coalesce((orig.sp->>'paid')::numeric, 0) AS sp_paid,
-             coalesce((orig.sp->>'reward')::numeric, 0) AS sp_reward,
-             coalesce((orig.sp->>'bonus')::numeric, 0) AS sp_bonus,
-             coalesce(${amount}::numeric, ex.settled - ex.refunded) AS amount
-        FROM ex LEFT JOIN ev ON true LEFT JOIN orig ON true
-    ), ok AS (
-      -- Per kind, what the refunded total reaches of that kind's share, minus what it reached before.
-      SELECT req.*,
-             least(greatest(refunded + amount, 0), sp_paid) - least(greatest(refunded, 0), sp_paid) AS back_paid,
-             least(greatest(refunded + amount - sp_paid, 0), sp_reward) - least(greatest(refunded - sp_paid, 0), sp_reward) AS back_reward,
-             least(greatest(refunded + amount - sp_paid - sp_reward, 0), sp_bonus)
-               - least(greatest(refunded - sp_paid - sp_reward, 0), sp_bonus) AS back_bonus
-        FROM req
-       WHERE event_outcome = 'failed_charged_review' AND coalesce(charge_outcome, event_outcome) = event_outcome
-         AND consume_id IS NOT NULL AND amount > 0
-         AND refunded + amount <= least(settled, sp_paid + sp_reward + sp_bonus)
-    ), xu AS (
-      UPDATE executions x SET refunded_credits = x.refunded_credits + ok.amount
-        FROM ok
-       WHERE x.id = ok.id AND x.account_id = ${a} AND x.refunded_credits + ok.amount <= coalesce(x.settled_credits, 0)
-   RETURNING ok.*, x.refunded_credits AS refunded_after
-    ), bu AS (
-      UPDATE credit_balances b
-         SET paid_credits = b.paid_credits + xu.back_paid, reward_credits = b.reward_credits + xu.back_reward,
-             bonus_credits = b.bonus_credits + xu.back_bonus, updated_at = now()
-        FROM xu
-       WHERE b.account_id = ${a}
-   RETURNING b.paid_credits + b.bonus_credits + b.reward_credits AS total_after
-    ), led AS (
-      INSERT INTO credits_ledger AS l (id, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id,
-                                       execution_id, usage_event_id, api_key_id, balance_before, balance_after, ledger_metadata, description)
-      SELECT ${ledgerId}, ${a}, 'refund_tool_execute', xu.amount, 'support', 'execution', xu.id,
-             xu.id, xu.event_id, xu.api_key_id, bu.total_after - xu.amount, bu.total_after,
-             jsonb_build_object(
-               'reason', ${reason}::text, 'support_user_id', ${actor.userId}::text, 'refunded_entry_id', xu.consume_id,
-               'credit_split', jsonb_build_object('bonus', (-xu.back_bonus)::numeric(20, 6)::text, 'reward', (-xu.back_reward)::numeric(20, 6)::text,
-                                                 'paid', (-xu.back_paid)::numeric(20, 6)::text)),
-             'Refund of Call ' || xu.id
-        FROM xu CROSS JOIN bu
-   RETURNING ${LEDGER_COLUMNS}
-    ), sal AS (
-      INSERT INTO support_access_log (id, user_id, target_account_id, resource, query)
-      SELECT ${newId("sal")}, ${actor.userId}, ${a}, ${access.resource}, ${JSON.stringify(access.query)}::jsonb || jsonb_build_object('ledger_entry_id', led.id)
-        FROM led
-    )
-    SELECT req.charge_outcome, req.event_outcome, req.consume_id, req.settled::text AS settled, req.refunded::text AS refunded,
-           req.amount::text AS amount, least(req.settled, req.sp_paid + req.sp_reward + req.sp_bonus)::text AS cap,
-           (SELECT refunded_after::text FROM xu) AS refunded_after, led.*
-      FROM req LEFT JOIN led ON true`);
-  const found = rows<Outcome>(result)[0];
-  if (!found) throw notFound(`Execution ${exe} not found`);
-  if (found.id === undefined || found.id === null || found.refunded_after === null) throw notRefundable(exe, found);
-  return {
-    entry: found as LedgerRecord,
-    execution: refundFigures({ execution_id: exe, account_id: a, charge_outcome: found.event_outcome, settled: found.settled, refunded: found.refunded_after }),
-  };
+  const who: Actor = { type: "support", id: actor.userId, label: actor.email ?? null, ipAddress: actor.ipAddress ?? null, userAgent: actor.userAgent ?? null };
+  // The refund and its entries in the account's activity log (the refund, and support's access) commit together.
+  return db.transaction(async (t) => {
+    const tx = t as unknown as Db;
+    const result = await tx.execute(sql`
+      WITH bal AS (
+        SELECT account_id FROM credit_balances WHERE account_id = ${a} FOR UPDATE
+      ), ex AS (
+        -- The scalar subquery runs first: the balance row is locked before the execution row.
+        SELECT e.id, e.charge_outcome, coalesce(e.settled_credits, 0) AS settled, e.refunded_credits AS refunded
+          FROM executions e
+         WHERE e.id = ${exe} AND e.account_id = ${a} AND (SELECT count(*) FROM bal) = 1
+           FOR UPDATE
+      ), ev AS (
+        SELECT u.id, u.charge_outcome, u.credits_ledger_entry_id
+          FROM usage_events u
+         WHERE u.account_id = ${a} AND u.execution_id = ${exe} AND u.event_type IN ('tool_execute', 'capabilities_query')
+         ORDER BY u.created_at, u.id LIMIT 1
+      ), orig AS (
+        SELECT l.id, l.api_key_id, l.ledger_metadata->'credit_split' AS sp
+          FROM credits_ledger l JOIN ev ON l.id = ev.credits_ledger_entry_id
+         WHERE l.account_id = ${a} AND l.entry_type LIKE 'consume\\_%'
+      ), req AS (
+        SELECT ex.id, ex.charge_outcome, ex.settled, ex.refunded, ev.id AS event_id, ev.charge_outcome AS event_outcome,
+               orig.id AS consume_id, orig.api_key_id,
+               coalesce((orig.sp->>'paid')::numeric, 0) AS sp_paid,
+               coalesce((orig.sp->>'reward')::numeric, 0) AS sp_reward,
+               coalesce((orig.sp->>'bonus')::numeric, 0) AS sp_bonus,
+               coalesce(${amount}::numeric, ex.settled - ex.refunded) AS amount
+          FROM ex LEFT JOIN ev ON true LEFT JOIN orig ON true
+      ), ok AS (
+        -- Per kind, what the refunded total reaches of that kind's share, minus what it reached before.
+        SELECT req.*,
+               least(greatest(refunded + amount, 0), sp_paid) - least(greatest(refunded, 0), sp_paid) AS back_paid,
+               least(greatest(refunded + amount - sp_paid, 0), sp_reward) - least(greatest(refunded - sp_paid, 0), sp_reward) AS back_reward,
+               least(greatest(refunded + amount - sp_paid - sp_reward, 0), sp_bonus)
+                 - least(greatest(refunded - sp_paid - sp_reward, 0), sp_bonus) AS back_bonus
+          FROM req
+         WHERE event_outcome = 'failed_charged_review' AND coalesce(charge_outcome, event_outcome) = event_outcome
+           AND consume_id IS NOT NULL AND amount > 0
+           AND refunded + amount <= least(settled, sp_paid + sp_reward + sp_bonus)
+      ), xu AS (
+        UPDATE executions x SET refunded_credits = x.refunded_credits + ok.amount
+          FROM ok
+         WHERE x.id = ok.id AND x.account_id = ${a} AND x.refunded_credits + ok.amount <= coalesce(x.settled_credits, 0)
+     RETURNING ok.*, x.refunded_credits AS refunded_after
+      ), bu AS (
+        UPDATE credit_balances b
+           SET paid_credits = b.paid_credits + xu.back_paid, reward_credits = b.reward_credits + xu.back_reward,
+               bonus_credits = b.bonus_credits + xu.back_bonus, updated_at = now()
+          FROM xu
+         WHERE b.account_id = ${a}
+     RETURNING b.paid_credits + b.bonus_credits + b.reward_credits AS total_after
+      ), led AS (
+        INSERT INTO credits_ledger AS l (id, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id,
+                                         execution_id, usage_event_id, api_key_id, balance_before, balance_after, ledger_metadata, description)
+        SELECT ${ledgerId}, ${a}, 'refund_tool_execute', xu.amount, 'support', 'execution', xu.id,
+               xu.id, xu.event_id, xu.api_key_id, bu.total_after - xu.amount, bu.total_after,
+               jsonb_build_object(
+                 'reason', ${reason}::text, 'support_user_id', ${actor.userId}::text, 'refunded_entry_id', xu.consume_id,
+                 'credit_split', jsonb_build_object('bonus', (-xu.back_bonus)::numeric(20, 6)::text, 'reward', (-xu.back_reward)::numeric(20, 6)::text,
+                                                   'paid', (-xu.back_paid)::numeric(20, 6)::text)),
+               'Refund of Call ' || xu.id
+          FROM xu CROSS JOIN bu
+     RETURNING ${LEDGER_COLUMNS}
+      ), sal AS (
+        INSERT INTO support_access_log (id, user_id, target_account_id, resource, query)
+        SELECT ${newId("sal")}, ${actor.userId}, ${a}, ${access.resource}, ${JSON.stringify(access.query)}::jsonb || jsonb_build_object('ledger_entry_id', led.id)
+          FROM led
+      )
+      SELECT req.charge_outcome, req.event_outcome, req.consume_id, req.settled::text AS settled, req.refunded::text AS refunded,
+             req.amount::text AS amount, least(req.settled, req.sp_paid + req.sp_reward + req.sp_bonus)::text AS cap,
+             (SELECT refunded_after::text FROM xu) AS refunded_after, led.*
+        FROM req LEFT JOIN led ON true`);
+    const found = rows<Outcome>(result)[0];
+    if (!found) throw notFound(`Execution ${exe} not found`);
+    if (found.id === undefined || found.id === null || found.refunded_after === null) throw notRefundable(exe, found);
+    await recordActivity(tx, a, who, { action: "support.accessed", objectType: "execution", objectId: exe, after: { resource: access.resource } });
+    await recordActivity(tx, a, who, {
+      action: "refund.created",
+      objectType: "execution",
+      objectId: exe,
+      before: { refunded_credits: credits(found.refunded).toFixed() },
+      after: { refunded_credits: credits(found.refunded_after).toFixed(), amount_credits: credits(found.amount).toFixed(), ledger_entry_id: found.id, reason },
+    });
+    return {
+      entry: found as LedgerRecord,
+      execution: refundFigures({ execution_id: exe, account_id: a, charge_outcome: found.event_outcome, settled: found.settled, refunded: found.refunded_after }),
+    };
+  });
 }
 
 async function executionOwner(db: Db, executionId: string): Promise<string> {

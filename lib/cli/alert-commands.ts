@@ -1,5 +1,6 @@
 import { getAlertSettings, setAlertSettings, type AlertSettingsChange } from "../alerts/settings";
 import { requireAccount } from "../accounts/require-account";
+import { OPERATOR } from "../accounts/activity";
 import { optStr, str, UsageError, type CommandSpec } from "./command-kit";
 
 /** `--budget-percent 50,80,100` (or `none`) as numbers; the domain checks the range. */
@@ -23,7 +24,7 @@ export const alertCommands: Record<string, CommandSpec> = {
       if (low !== undefined) change.lowBalanceCredits = low === "none" ? null : low;
       if (budget !== undefined) change.budgetPercents = percents(budget);
       await requireAccount(db, accountId);
-      return setAlertSettings(db, { accountId, change });
+      return setAlertSettings(db, { accountId, change, actor: OPERATOR });
     },
   },
   "alerts show": {

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { rows } from "../db/row-sql";
 import { budgetPeriods, type BudgetPeriod, type BudgetScope } from "../db/schema";
 import { listAllBudgets, listBudgets, removeBudget, setBudget } from "../billing/budgets";
+import { OPERATOR } from "../accounts/activity";
 import { oneOf, optStr, str, UsageError, type CommandSpec } from "./command-kit";
 
 /** `budgets set|list|remove`: spend budgets per account, API key or OAuth client (docs/billing.md). */
@@ -34,6 +35,7 @@ export const budgetCommands: Record<string, CommandSpec> = {
         limitCredits: str(v, "credits"),
         period: oneOf<BudgetPeriod>(str(v, "period"), budgetPeriods, "period"),
         timeZone: optStr(v, "tz"),
+        actor: OPERATOR,
       });
     },
   },
@@ -48,6 +50,6 @@ export const budgetCommands: Record<string, CommandSpec> = {
   "budgets remove": {
     usage: "budgets remove --id BUDGET_ID",
     options: { id: { type: "string" } },
-    run: (db, v) => removeBudget(db, { budgetId: str(v, "id") }),
+    run: (db, v) => removeBudget(db, { budgetId: str(v, "id"), actor: OPERATOR }),
   },
 };

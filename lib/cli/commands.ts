@@ -15,10 +15,12 @@ import { createOAuthClient } from "../oauth/create-client";
 import { ALL_SCOPES, formatScope, isScope } from "../oauth/scopes";
 import { userRoles, type UserRole } from "../auth/roles";
 import { DEFAULT_GRACE_SECONDS, verifyLedger } from "../audit/verify";
+import { OPERATOR } from "../accounts/activity";
 
 import { list, oneOf, optStr, str, UsageError, type CommandContext, type CommandSpec, type Values } from "./command-kit";
 import { importOpenApiCommand } from "./openapi-import-command";
 import { spendCommands } from "./spend-commands";
+import { teamCommands } from "./team-commands";
 
 export { UsageError, type CommandContext } from "./command-kit";
 
@@ -26,7 +28,7 @@ const coreCommands: Record<string, CommandSpec> = {
   "accounts create": {
     usage: "accounts create --name NAME [--credits N]",
     options: { name: { type: "string" }, credits: { type: "string" } },
-    run: (db, v) => createAccount(db, { name: str(v, "name"), credits: optStr(v, "credits") }),
+    run: (db, v) => createAccount(db, { name: str(v, "name"), credits: optStr(v, "credits"), actor: OPERATOR }),
   },
   "accounts disable": {
     usage: "accounts disable --id ID   (every key and token of the account refused at once, on every instance)",
@@ -52,13 +54,14 @@ const coreCommands: Record<string, CommandSpec> = {
         amount: str(v, "amount"),
         type: oneOf<GrantType>(optStr(v, "type") ?? "payment_recharge", grantTypes, "type"),
         expiresAt: expiresAt === undefined ? undefined : new Date(expiresAt),
+        actor: OPERATOR,
       });
     },
   },
   "keys create": {
     usage: "keys create --account ID [--name NAME]",
     options: { account: { type: "string" }, name: { type: "string" } },
-    run: (db, v) => createApiKey(db, { accountId: str(v, "account"), name: optStr(v, "name") }),
+    run: (db, v) => createApiKey(db, { accountId: str(v, "account"), name: optStr(v, "name"), actor: OPERATOR }),
   },
   "keys revoke": {
     usage: "keys revoke --id ID",
@@ -66,7 +69,7 @@ const coreCommands: Record<string, CommandSpec> = {
     run: (db, v) => {
       const id = str(v, "id");
       if (!/^[0-9a-f-]{36}$/i.test(id)) throw new UsageError("--id must be an API key id (uuid)");
-      return revokeApiKey(db, { id });
+      return revokeApiKey(db, { id, actor: OPERATOR });
     },
   },
   "keys list": {
@@ -179,8 +182,8 @@ const coreCommands: Record<string, CommandSpec> = {
   },
 };
 
-/** Every command: the core ones above, and spend controls (lib/cli/spend-commands.ts). */
-const commands: Record<string, CommandSpec> = { ...coreCommands, ...spendCommands };
+/** Every command: the core ones above, spend controls (lib/cli/spend-commands.ts) and members (lib/cli/team-commands.ts). */
+const commands: Record<string, CommandSpec> = { ...coreCommands, ...spendCommands, ...teamCommands };
 
 /**
  * `--mcp URL`: the server's tools become an `mcp` provider; free unless `--price` sets credits per

@@ -1,5 +1,6 @@
 import { createWebhookEndpoint, listWebhookEndpoints, removeWebhookEndpoint } from "../webhooks/endpoints";
 import { requireAccount } from "../accounts/require-account";
+import { OPERATOR } from "../accounts/activity";
 import { optStr, str, type CommandSpec } from "./command-kit";
 
 export const webhookCommands: Record<string, CommandSpec> = {
@@ -14,6 +15,7 @@ export const webhookCommands: Record<string, CommandSpec> = {
         url: str(v, "url"),
         events: events === undefined ? [] : events.split(",").map((e) => e.trim()).filter(Boolean),
         allowPrivateNetwork: v["allow-private-network"] === true,
+        actor: OPERATOR,
       });
     },
   },
@@ -29,6 +31,6 @@ export const webhookCommands: Record<string, CommandSpec> = {
   "webhooks remove": {
     usage: "webhooks remove --id ID   (pending deliveries of the endpoint give up)",
     options: { id: { type: "string" } },
-    run: (db, v) => removeWebhookEndpoint(db, { id: str(v, "id") }),
+    run: (db, v) => removeWebhookEndpoint(db, { id: str(v, "id"), actor: OPERATOR }),
   },
 };

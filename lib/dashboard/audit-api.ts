@@ -26,7 +26,7 @@ export type CallTrace = Lookup["calls"][number];
 /** Query parameters exactly as the API names them; undefined ones are left out. */
 export type AuditQuery = Record<string, string | undefined>;
 
-function clean(query: AuditQuery): Record<string, QueryValue> {
+export function clean(query: AuditQuery): Record<string, QueryValue> {
   return Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined && v !== ""));
 }
 
@@ -62,7 +62,11 @@ export function fetchLookup(id: string, accountId: string | undefined, signal?: 
  * Downloads a CSV export of the current filter: fetched with the JWT (a plain link could not
  * carry it), then handed to the browser as a file.
  */
-export async function downloadCsv(path: "/auth/usage/history/v2/export" | "/auth/credits/ledger/export", query: AuditQuery, filename: string): Promise<void> {
+export async function downloadCsv(
+  path: "/auth/usage/history/v2/export" | "/auth/credits/ledger/export" | "/auth/usage/breakdown/export" | "/auth/account/activity/export",
+  query: AuditQuery,
+  filename: string,
+): Promise<void> {
   const get = async () => fetch(apiUrl(path, clean(query)), { headers: { Authorization: `Bearer ${await getAccessToken()}`, Accept: "text/csv" }, cache: "no-store" });
   let res = await get();
   if (res.status === 401) {

@@ -5,11 +5,13 @@ import { getDatabase } from "../db";
 import { users } from "../db/schema/users";
 import { listMemberships, touchSignIn } from "../accounts/members";
 import { recordActivity } from "../accounts/activity";
+import { hasTwoFactor, useSecondFactor } from "../accounts/two-factor";
+import type { Db } from "../db/types";
 import { verifyPassword } from "../auth/passwords";
 import { stampedClientAddress } from "../http/client-address";
 import { getDashboardSecret } from "./auth-secret";
 import { loginThrottle } from "./login-throttle";
-import { loginThrottledError } from "./login-errors";
+import { TWO_FACTOR_INVALID, TWO_FACTOR_REQUIRED, loginThrottledError } from "./login-errors";
 
 const SESSION_MAX_AGE_SECONDS = 7 * 24 * 60 * 60;
 
@@ -17,8 +19,9 @@ const SESSION_MAX_AGE_SECONDS = 7 * 24 * 60 * 60;
 // and response timing does not reveal which emails have accounts.
 const DUMMY_HASH = "$2b$11$.GJetqwZWISFIDa8DYR.8.etkp14BqdzpqNBBXZtTpthtc7LdY/mi";
 
-async function authorizeCredentials(
-  credentials: Record<"email" | "password", string> | undefined,
+/** The credentials provider's check (exported for the sign-in tests). */
+export async function authorizeCredentials(
+  credentials: Partial<Record<"email" | "password" | "code", string>> | undefined,
   req: { headers?: Record<string, unknown> },
 ): Promise<User | null> {
   const email = credentials?.email?.trim().toLowerCase() ?? "";
@@ -44,9 +47,25 @@ async function authorizeCredentials(
   // The account the user last signed in to (a user removed from every account cannot sign in).
   const account = memberships[0];
   if (!account) return null;
+  // Two-factor sign-in: without a code the form asks for one, keeping what was typed (this attempt
+  // was no failure); a wrong or reused code stays counted by the throttle as a wrong password does.
+  let secondFactor: string | undefined;
+  if (await hasTwoFactor(db, user.id)) {
+    const code = credentials?.code?.trim() ?? "";
+    if (!code) {
+      await loginThrottle.release(address, email);
+      throw new Error(TWO_FACTOR_REQUIRED);
+    }
+    const check = await db.transaction((tx) => useSecondFactor(tx as unknown as Db, { userId: user.id, code }));
+    if (!check.ok) {
+      for (const m of memberships) await recordActivity(db, m.accountId, actor, { action: "user.sign_in_failed", objectType: "user", objectId: m.userId, after: { reason: `second factor: ${check.reason}` } });
+      throw new Error(TWO_FACTOR_INVALID);
+    }
+    secondFactor = check.method;
+  }
   await loginThrottle.succeeded(address, email);
   await touchSignIn(db, user.id, account.accountId);
-  await recordActivity(db, account.accountId, actor, { action: "user.signed_in", objectType: "user", objectId: user.id });
+  await recordActivity(db, account.accountId, actor, { action: "user.signed_in", objectType: "user", objectId: user.id, ...(secondFactor ? { after: { second_factor: secondFactor } } : {}) });
   return { id: user.id, email: user.email, accountId: account.accountId, role: account.role };
 }
 
@@ -65,6 +84,7 @@ export async function buildAuthOptions(): Promise<AuthOptions> {
         credentials: {
           email: { label: "Email", type: "email" },
           password: { label: "Password", type: "password" },
+          code: { label: "Authentication code", type: "text" },
         },
         authorize: authorizeCredentials,
       }),

@@ -17,12 +17,13 @@ export interface ResolvedRange {
   endDate: string | undefined;
 }
 
-export function resolveRange(params: { get(name: string): string | null }, timeZone: string, now: Date = new Date()): ResolvedRange {
+/** `fallback` is the preset of a URL without one (Spend reads a month by default, Usage a week). */
+export function resolveRange(params: { get(name: string): string | null }, timeZone: string, now: Date = new Date(), fallback: RangePreset = DEFAULT_RANGE): ResolvedRange {
   const raw = params.get("range");
   const start = params.get("start_date") ?? undefined;
   const end = params.get("end_date") ?? undefined;
   // Explicit dates without a preset (a link from elsewhere) are a custom range.
-  const preset: RangePreset = raw && (rangePresets as readonly string[]).includes(raw) ? (raw as RangePreset) : start || end ? "custom" : DEFAULT_RANGE;
+  const preset: RangePreset = raw && (rangePresets as readonly string[]).includes(raw) ? (raw as RangePreset) : start || end ? "custom" : fallback;
   if (preset === "custom") return { preset, startDate: start, endDate: end };
   const today = todayIn(timeZone, now);
   return { preset, startDate: addDays(today, -(presetDays[preset] - 1)), endDate: today };

@@ -12,3 +12,7 @@ export const usageEventHref = (eventId: string) => withQuery("/usage", { event: 
 /** The usage events of one execution, over all time (a Call may be older than the default window). */
 export const usageForExecutionHref = (executionId: string) => withQuery("/usage", { execution_id: executionId, range: "custom" });
 export const ledgerEntryHref = (entryId: string) => withQuery("/ledger", { entry: entryId });
+/** An agent run (a delegation token's `run_id`): its Calls in order and what they cost. */
+export const runHref = (runId: string) => `/runs/${encodeURIComponent(runId)}`;
+/** The usage events of one agent run, over all time. */
+export const usageForRunHref = (runId: string) => withQuery("/usage", { run_id: runId, range: "custom" });

@@ -97,3 +97,23 @@ describe("LoginThrottle per address and email", () => {
     for (let i = 0; i < LOGIN_LIMITS.pairFailures - 1; i++) expect((await throttle.begin("198.51.100.1", "x@example.test")).allowed).toBe(true);
   });
 });
+
+describe("LoginThrottle and the second factor", () => {
+  it("a right password awaiting its code is no failure, and does not wipe the wrong codes before it", async () => {
+    const throttle = new LoginThrottle({ ...LOGIN_LIMITS, addressFailures: 5, freeAccountFailures: 100 });
+    // Asking for the code step, however often, counts nothing.
+    for (let i = 0; i < 20; i++) {
+      expect(await throttle.begin("198.51.100.1", "x@example.test")).toEqual(ALLOWED);
+      await throttle.release("198.51.100.1", "x@example.test");
+    }
+    // Wrong codes stay counted, with releases between them.
+    for (let i = 0; i < 5; i++) {
+      expect(await throttle.begin("198.51.100.1", "x@example.test")).toEqual(ALLOWED);
+      if (i < 4) {
+        expect(await throttle.begin("198.51.100.1", "x@example.test")).toEqual(ALLOWED);
+        await throttle.release("198.51.100.1", "x@example.test");
+      }
+    }
+    expect((await throttle.begin("198.51.100.1", "x@example.test")).allowed).toBe(false);
+  });
+});

@@ -71,7 +71,17 @@ export class LoginThrottle {
     }
   }
 
-  /** The password was right: the attempt was no failure, and the email's and pair's counts start again. */
+  /**
+   * The password was right and a second factor is still to come: this attempt was no failure, but
+   * the counts do not start again, so asking for the code step cannot wipe the wrong codes before it.
+   */
+  async release(address: string, email: string): Promise<void> {
+    await this.byAddress.reward(address);
+    await this.byPair.reward(pairKey(address, email));
+    await this.accountFailures.reward(email);
+  }
+
+  /** Signed in (the password right, and the second factor when the user has one): the attempt was no failure, and the email's and pair's counts start again. */
   async succeeded(address: string, email: string): Promise<void> {
     await this.byAddress.reward(address);
     await this.byPair.delete(pairKey(address, email));

@@ -24,8 +24,16 @@ export const usageFilterParams = [
   "min_credits",
   "max_credits",
   "account_id",
+  "tool_id",
+  "provider_id",
+  "oauth_client_id",
+  "model",
+  "run_id",
 ] as const;
 export type UsageFilterParam = (typeof usageFilterParams)[number];
+
+/** Filters that arrive by link (a Spend group, an agent run) and show as chips that clear them. */
+export const attributionUsageFilters: readonly UsageFilterParam[] = ["tool_id", "provider_id", "oauth_client_id", "model", "run_id"];
 
 /** Filters that live behind "More filters" (the rest are always visible). */
 export const advancedUsageFilters: readonly UsageFilterParam[] = [

@@ -5,6 +5,7 @@ import { invalidInput, notFound } from "../errors";
 import { newId } from "../ids";
 import { rows } from "../db/row-sql";
 import { requireAccount } from "../accounts/require-account";
+import { type Actor, SYSTEM, recordActivity } from "../accounts/activity";
 import { webhookEventTypes, type WebhookEventType } from "../alerts/notify-sql";
 import { encryptWebhookSecret, generateWebhookSecret, webhookKey } from "./secret";
 import { checkWebhookUrl, privateWebhooksAllowed } from "./url";
@@ -50,7 +51,7 @@ export function normaliseEvents(events: readonly string[]): WebhookEventType[] {
  */
 export async function createWebhookEndpoint(
   db: Db,
-  input: { accountId: string; url: string; events?: readonly string[]; allowPrivateNetwork?: boolean },
+  input: { accountId: string; url: string; events?: readonly string[]; allowPrivateNetwork?: boolean; actor?: Actor },
 ): Promise<CreatedWebhookEndpoint> {
   const events = normaliseEvents(input.events ?? []);
   const allowPrivateNetwork = input.allowPrivateNetwork === true;
@@ -71,6 +72,12 @@ export async function createWebhookEndpoint(
       .insert(webhookEndpoints)
       .values({ id, accountId: input.accountId, url, events, secretCiphertext, allowPrivateNetwork })
       .returning({ createdAt: webhookEndpoints.createdAt });
+    await recordActivity(tx as unknown as Db, input.accountId, input.actor ?? SYSTEM, {
+      action: "webhook.created",
+      objectType: "webhook_endpoint",
+      objectId: id,
+      after: { url, events, allow_private_network: allowPrivateNetwork },
+    });
     return row;
   });
   return { id, url, events, allow_private_network: allowPrivateNetwork, created_at: created.createdAt.toISOString(), secret };
@@ -120,14 +127,20 @@ export async function listWebhookEndpoints(db: Db, input: { accountId: string })
  * Removes an endpoint: it receives nothing more, and its deliveries still pending give up (the
  * log stays readable). Another account's endpoint is not found. Removing twice is not found.
  */
-export async function removeWebhookEndpoint(db: Db, input: { id: string; accountId?: string }): Promise<{ id: string; removed: true; cancelled_deliveries: number }> {
+export async function removeWebhookEndpoint(db: Db, input: { id: string; accountId?: string; actor?: Actor }): Promise<{ id: string; removed: true; cancelled_deliveries: number }> {
   return db.transaction(async (tx) => {
     const [removed] = await tx
       .update(webhookEndpoints)
       .set({ disabledAt: sql`now()` })
       .where(and(eq(webhookEndpoints.id, input.id), isNull(webhookEndpoints.disabledAt), input.accountId ? eq(webhookEndpoints.accountId, input.accountId) : undefined))
-      .returning({ id: webhookEndpoints.id });
+      .returning({ id: webhookEndpoints.id, accountId: webhookEndpoints.accountId, url: webhookEndpoints.url, events: webhookEndpoints.events });
     if (!removed) throw notFound(`Webhook endpoint ${input.id} not found`);
+    await recordActivity(tx as unknown as Db, removed.accountId, input.actor ?? SYSTEM, {
+      action: "webhook.removed",
+      objectType: "webhook_endpoint",
+      objectId: removed.id,
+      before: { url: removed.url, events: removed.events },
+    });
     const cancelled = await tx
       .update(webhookDeliveries)
       .set({ status: "failed", lastError: "endpoint removed" })

@@ -3,6 +3,7 @@ import { Suspense } from "react";
 import { translator } from "@/lib/dashboard/i18n";
 import { getRequestLocale } from "@/lib/dashboard/locale-server";
 import { requireDashboardUser } from "@/lib/dashboard/session";
+import { ButtonLink } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/page-header";
 import { LedgerView } from "./_components/ledger-view";
 
@@ -17,7 +18,15 @@ export default async function LedgerPage() {
   const user = await requireDashboardUser();
   return (
     <>
-      <PageHeader title={t("ledger.title")} description={t("ledger.subtitle")} />
+      <PageHeader
+        title={t("ledger.title")}
+        description={t("ledger.subtitle")}
+        actions={
+          <ButtonLink href="/statements" data-testid="ledger-statements-link">
+            {t("statements.link")}
+          </ButtonLink>
+        }
+      />
       <Suspense>
         <LedgerView isSupport={user.role === "support"} />
       </Suspense>

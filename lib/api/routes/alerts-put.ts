@@ -5,6 +5,7 @@ import { apiOk } from "../../http/responses";
 import { accountErrorResponses, apiResponse } from "../../http/schemas";
 import { setAlertSettings } from "../../alerts/settings";
 import { ALERTS_EXTENSION, AlertSettingsBodySchema, AlertSettingsSchema } from "./alerts-schemas";
+import { requestActor } from "../request-actor";
 
 const route = createRoute({
   method: "put",
@@ -24,6 +25,6 @@ export function registerAlertsPut(app: ApiApp) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const change = { lowBalanceCredits: body.low_balance_credits, budgetPercents: body.budget_percents };
-    return apiOk(c, await setAlertSettings(c.env.db, { accountId: c.get("auth").accountId, change }));
+    return apiOk(c, await setAlertSettings(c.env.db, { accountId: c.get("auth").accountId, change, actor: await requestActor(c) }));
   });
 }

@@ -4,6 +4,7 @@ import type { ApiApp } from "../../http/context";
 import { apiOk } from "../../http/responses";
 import { accountErrorResponses, apiResponse } from "../../http/schemas";
 import { createApiKey } from "../../auth/api-keys";
+import { requestActor } from "../request-actor";
 import { API_KEYS_EXTENSION, CreateApiKeyBodySchema, CreatedApiKeySchema } from "./api-keys-schemas";
 
 const route = createRoute({
@@ -23,6 +24,6 @@ const route = createRoute({
 export function registerApiKeysCreate(app: ApiApp) {
   app.openapi(route, async (c) => {
     const { name } = c.req.valid("json");
-    return apiOk(c, await createApiKey(c.env.db, { accountId: c.get("auth").accountId, name }));
+    return apiOk(c, await createApiKey(c.env.db, { accountId: c.get("auth").accountId, name, actor: await requestActor(c) }));
   });
 }

@@ -5,6 +5,7 @@ import { apiOk } from "../../http/responses";
 import { PublicApiErrorSchema, accountErrorResponses, apiResponse } from "../../http/schemas";
 import { revokeApiKey } from "../../auth/api-keys";
 import { notFound } from "../../errors";
+import { requestActor } from "../request-actor";
 import { API_KEYS_EXTENSION, RevokedApiKeySchema } from "./api-keys-schemas";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -29,7 +30,7 @@ export function registerApiKeysRevoke(app: ApiApp) {
     const { api_key_id: id } = c.req.valid("param");
     // Another account's key and a malformed id look the same to the caller: not found.
     if (!UUID.test(id)) throw notFound(`API key ${id} not found`);
-    const result = await revokeApiKey(c.env.db, { id, accountId: c.get("auth").accountId });
+    const result = await revokeApiKey(c.env.db, { id, accountId: c.get("auth").accountId, actor: await requestActor(c) });
     return apiOk(c, { api_key_id: result.api_key_id, revoked: true as const });
   });
 }

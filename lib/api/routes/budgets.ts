@@ -5,6 +5,7 @@ import { apiOk } from "../../http/responses";
 import { PublicApiErrorSchema, accountErrorResponses, apiResponse } from "../../http/schemas";
 import { listBudgets, removeBudget, setBudget } from "../../billing/budgets";
 import { BUDGETS_EXTENSION, BudgetSchema, SetBudgetBodySchema } from "./budgets-schemas";
+import { requestActor } from "../request-actor";
 
 const list = createRoute({
   method: "get",
@@ -56,13 +57,13 @@ export function registerBudgets(app: ApiApp) {
     const body = c.req.valid("json");
     const budget = await setBudget(
       c.env.db,
-      { accountId: auth.accountId, scope: body.scope, scopeId: body.scope_id, limitCredits: String(body.limit_credits), period: body.period, timeZone: body.time_zone },
+      { accountId: auth.accountId, scope: body.scope, scopeId: body.scope_id, limitCredits: String(body.limit_credits), period: body.period, timeZone: body.time_zone, actor: await requestActor(c) },
       c.env.deps.clock,
     );
     return apiOk(c, budget);
   });
   app.openapi(remove, async (c) => {
     const auth = c.get("auth");
-    return apiOk(c, await removeBudget(c.env.db, { budgetId: c.req.valid("param").budget_id, accountId: auth.accountId }));
+    return apiOk(c, await removeBudget(c.env.db, { budgetId: c.req.valid("param").budget_id, accountId: auth.accountId, actor: await requestActor(c) }));
   });
 }

@@ -4,6 +4,7 @@ import type { ApiApp } from "../../http/context";
 import { PublicApiErrorSchema, accountErrorResponses, apiResponse } from "../../http/schemas";
 import { ledgerItem } from "../../audit/ledger-history";
 import { accessRecord } from "../audit-route-support";
+import { requestActor } from "../request-actor";
 import { refundExecution } from "../../billing/refund-execution";
 import { ExecutionIdParams, REFUNDS_EXTENSION, RefundRequestSchema, RefundSchema, refundStateItem } from "./execution-refunds-schemas";
 
@@ -40,8 +41,9 @@ export function registerExecutionRefundsCreate(app: ApiApp) {
     const auth = c.get("auth");
     if (auth.kind !== "jwt") throw new Error("unreachable: the access table admits support users' tokens only");
     const access = accessRecord(c);
+    const who = await requestActor(c);
     const { entry, execution } = await refundExecution(c.env.db, {
-      actor: { userId: auth.userId, role: auth.role },
+      actor: { userId: auth.userId, role: auth.role, email: who.label, ipAddress: who.ipAddress, userAgent: who.userAgent },
       input: { executionId, amount: body.amount_credits === undefined ? undefined : String(body.amount_credits), reason: body.reason },
       access: { resource: access.resource, query: { ...access.query, ...body } },
     });

@@ -6,6 +6,7 @@ import { accountErrorResponses, apiResponse } from "../../http/schemas";
 import { createWebhookEndpoint } from "../../webhooks/endpoints";
 import { ALERTS_EXTENSION } from "./alerts-schemas";
 import { CreatedWebhookSchema, CreateWebhookBodySchema } from "./webhooks-schemas";
+import { requestActor } from "../request-actor";
 
 const route = createRoute({
   method: "post",
@@ -24,6 +25,6 @@ const route = createRoute({
 export function registerWebhooksCreate(app: ApiApp) {
   app.openapi(route, async (c) => {
     const { url, events } = c.req.valid("json");
-    return apiOk(c, await createWebhookEndpoint(c.env.db, { accountId: c.get("auth").accountId, url, events }));
+    return apiOk(c, await createWebhookEndpoint(c.env.db, { accountId: c.get("auth").accountId, url, events, actor: await requestActor(c) }));
   });
 }

@@ -6,6 +6,7 @@ import { accountErrorResponses, apiResponse } from "../../http/schemas";
 import { removeWebhookEndpoint } from "../../webhooks/endpoints";
 import { ALERTS_EXTENSION, notFoundResponse } from "./alerts-schemas";
 import { EndpointIdParam, RemovedWebhookSchema } from "./webhooks-schemas";
+import { requestActor } from "../request-actor";
 
 const route = createRoute({
   method: "delete",
@@ -25,6 +26,6 @@ const route = createRoute({
 export function registerWebhooksRemove(app: ApiApp) {
   app.openapi(route, async (c) => {
     const { endpoint_id: id } = c.req.valid("param");
-    return apiOk(c, await removeWebhookEndpoint(c.env.db, { id, accountId: c.get("auth").accountId }));
+    return apiOk(c, await removeWebhookEndpoint(c.env.db, { id, accountId: c.get("auth").accountId, actor: await requestActor(c) }));
   });
 }

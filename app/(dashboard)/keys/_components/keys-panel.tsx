@@ -18,6 +18,7 @@ import { apiKeysQueryKey, createApiKey, fetchApiKeys, revokeApiKey, type ApiKeyI
 import { forgetApiKeyIfId, useStoredApiKey } from "@/lib/dashboard/api-key-store";
 import { formatCount, formatCredits, formatDateTime } from "@/lib/dashboard/format";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
+import { KeyPeriodSpendCell, useKeyPeriodSpend } from "./key-period-spend";
 
 const column = createColumnHelper<ApiKeyItem>();
 
@@ -153,6 +154,7 @@ function KeysTable({ userId }: { userId: string }) {
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKeyItem | null>(null);
   const query = useQuery({ queryKey: apiKeysQueryKey, queryFn: ({ signal }) => fetchApiKeys(signal) });
+  const periodSpend = useKeyPeriodSpend(tz.timeZone);
 
   const revoke = useMutation({
     mutationFn: (key: ApiKeyItem) => revokeApiKey(key.api_key_id),
@@ -199,16 +201,21 @@ function KeysTable({ userId }: { userId: string }) {
       }),
       column.accessor("created_at", {
         header: () => t("keys.created"),
-        cell: (info) => <span className="whitespace-nowrap tabular-nums text-zinc-600">{formatDateTime(info.getValue(), tz.timeZone, { seconds: false })}</span>,
+        cell: (info) => <span className="tabular-nums text-zinc-600">{formatDateTime(info.getValue(), tz.timeZone, { seconds: false })}</span>,
       }),
       column.accessor("last_used_at", {
         header: () => t("keys.lastUsed"),
-        cell: (info) => <span className="whitespace-nowrap tabular-nums text-zinc-600">{info.getValue() ? formatDateTime(info.getValue(), tz.timeZone, { seconds: false }) : t("keys.never")}</span>,
+        cell: (info) => <span className="tabular-nums text-zinc-600">{info.getValue() ? formatDateTime(info.getValue(), tz.timeZone, { seconds: false }) : t("keys.never")}</span>,
       }),
       column.accessor("credits_spent", {
         header: () => t("keys.spent"),
         cell: (info) => <span className="tabular-nums" data-testid="key-spent">{formatCredits(info.getValue(), locale)}</span>,
         meta: { align: "right" },
+      }),
+      column.display({
+        id: "period_spend",
+        header: () => t("keys.periodSpend"),
+        cell: (info) => <KeyPeriodSpendCell apiKeyId={info.row.original.api_key_id} spend={periodSpend} timeZone={tz.timeZone} />,
       }),
       column.accessor("usage_event_count", {
         header: () => t("keys.events"),
@@ -227,7 +234,7 @@ function KeysTable({ userId }: { userId: string }) {
         meta: { align: "right" },
       }),
     ],
-    [t, locale, tz.timeZone, storedKey],
+    [t, locale, tz.timeZone, storedKey, periodSpend],
   );
 
   return (
@@ -256,6 +263,7 @@ function KeysTable({ userId }: { userId: string }) {
           <DataTable data={query.data} columns={columns} caption={t("keys.listTitle")} getRowId={(k) => k.api_key_id} rowTestId="key-row" />
         )}
         <p className="text-xs text-zinc-500">{t("keys.spendNote")}</p>
+        <p className="text-xs text-zinc-500">{t("keys.periodNote", { tz: tz.timeZone })}</p>
       </section>
 
       <Dialog

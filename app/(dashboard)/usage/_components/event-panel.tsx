@@ -12,7 +12,7 @@ import { JsonViewer } from "@/components/ui/json-viewer";
 import { LoadingBlock, Notice } from "@/components/ui/states";
 import { fetchUsageEvent, type UsageEventItem } from "@/lib/dashboard/audit-api";
 import { formatCredits, formatDateTime, formatDuration } from "@/lib/dashboard/format";
-import { executionHref, ledgerEntryHref } from "@/lib/dashboard/links";
+import { executionHref, ledgerEntryHref, runHref } from "@/lib/dashboard/links";
 
 function EventDetails({ event, timeZone }: { event: UsageEventItem; timeZone: string }) {
   const { t, locale } = useI18n();
@@ -79,6 +79,16 @@ function EventDetails({ event, timeZone }: { event: UsageEventItem; timeZone: st
         <DetailRow label="api_key_id">
           <IdValue value={event.api_key_id} />
         </DetailRow>
+        {event.oauth_client_id && (
+          <DetailRow label="oauth_client_id">
+            <IdValue value={event.oauth_client_id} />
+          </DetailRow>
+        )}
+        {event.run_id && (
+          <DetailRow label="run_id">
+            <IdValue value={event.run_id} href={runHref(event.run_id)} testId="event-run-link" />
+          </DetailRow>
+        )}
         <DetailRow label="source">
           <span className="font-mono text-xs">
             {event.source_system} · {event.source_ref_type ?? "—"} · {event.source_ref_id ?? "—"}

@@ -3,6 +3,7 @@
 import { useId, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useI18n } from "@/components/i18n/i18n-provider";
+import { ActiveFilterChips, attributionChips } from "@/components/filters/active-filter-chips";
 import { CommitInput } from "@/components/filters/commit-input";
 import { DateRangePicker } from "@/components/filters/date-range-picker";
 import { AccountFilter, BucketFilter, ChipFilter, CreditRangeFilter, FilterField, OptionFilter } from "@/components/filters/filter-fields";
@@ -12,7 +13,7 @@ import { Card } from "@/components/ui/card";
 import { Select } from "@/components/ui/form-controls";
 import { apiKeysQueryKey, fetchApiKeys } from "@/lib/dashboard/api-keys";
 import { anomalies, channels, chargeOutcomeColors, chargeOutcomes, eventKinds, eventTypes, reasonCodes, type ChargeOutcome } from "@/lib/dashboard/audit-vocab";
-import { activeFilterCount, advancedUsageFilters, type UsageView } from "@/lib/dashboard/usage-filters";
+import { activeFilterCount, advancedUsageFilters, attributionUsageFilters, type UsageView } from "@/lib/dashboard/usage-filters";
 import type { UrlPatch } from "@/lib/dashboard/url-state";
 
 /** Every filter of `GET /auth/usage/history/v2`, kept in the URL under the API's own names. */
@@ -60,6 +61,8 @@ export function UsageFiltersBar({ view, timeZone, update, isSupport }: { view: U
         options={chargeOutcomes.map((o) => ({ value: o, label: t(`outcome.${o}`), swatch: chargeOutcomeColors[o] }))}
         testId="charge-outcome-chips"
       />
+
+      <ActiveFilterChips filters={attributionChips(f, attributionUsageFilters, t)} onRemove={(name) => set({ [name]: null })} testId="usage-attribution-filters" />
 
       {isSupport && (
         <div className="max-w-sm">

@@ -9,7 +9,7 @@ import { ChargeOutcomeBadge, ReasonCode } from "@/components/audit/charge-outcom
 import { Badge } from "@/components/ui/badge";
 import type { UsageEventItem } from "@/lib/dashboard/audit-api";
 import { formatCredits, formatDuration, shortId } from "@/lib/dashboard/format";
-import { executionHref } from "@/lib/dashboard/links";
+import { executionHref, runHref } from "@/lib/dashboard/links";
 
 const column = createColumnHelper<UsageEventItem>();
 
@@ -30,6 +30,11 @@ export function UsageTable(props: AuditRowsProps<UsageEventItem>) {
             {info.row.original.execution_id && (
               <Link href={executionHref(info.row.original.execution_id)} className="font-mono text-[11px] text-indigo-700 hover:underline" title={info.row.original.execution_id}>
                 {shortId(info.row.original.execution_id)}
+              </Link>
+            )}
+            {info.row.original.run_id && (
+              <Link href={runHref(info.row.original.run_id)} className="max-w-[13rem] truncate text-[11px] text-indigo-700 hover:underline" title={info.row.original.run_id} data-testid="usage-run-link">
+                {t("run.linkLabel", { id: info.row.original.run_id })}
               </Link>
             )}
           </span>

@@ -1,0 +1,42 @@
+"use client";
+
+import Link from "next/link";
+import { useI18n } from "@/components/i18n/i18n-provider";
+import { Button } from "@/components/ui/button";
+import { Notice } from "@/components/ui/states";
+import type { RemovedMember } from "@/lib/dashboard/team";
+
+/** After a removal: the keys the person created stay with the account, listed for the owner to review. */
+export function KeysToReview({ email, result, onDismiss }: { email: string; result: RemovedMember; onDismiss: () => void }) {
+  const { t } = useI18n();
+  const keys = result.api_keys_to_review;
+  return (
+    <Notice tone={keys.length > 0 ? "warn" : "success"} title={t("members.removedTitle", { email })} testId="member-removed">
+      {keys.length === 0 ? (
+        <p>{t("members.removedNoKeys")}</p>
+      ) : (
+        <>
+          <p>{t("members.removedKeys", { count: keys.length })}</p>
+          <ul className="mt-2 space-y-1" data-testid="keys-to-review">
+            {keys.map((k) => (
+              <li key={k.api_key_id} className="flex flex-wrap items-center gap-2">
+                <span className="font-medium">{k.name}</span>
+                <code className="font-mono text-xs">{k.prefix}…</code>
+              </li>
+            ))}
+          </ul>
+          <p className="mt-2">
+            <Link href="/keys" className="font-medium text-indigo-700 underline hover:text-indigo-600">
+              {t("members.reviewKeys")}
+            </Link>
+          </p>
+        </>
+      )}
+      <div className="mt-2">
+        <Button size="sm" variant="ghost" onClick={onDismiss}>
+          {t("common.close")}
+        </Button>
+      </div>
+    </Notice>
+  );
+}

@@ -1,0 +1,237 @@
+"use client";
+
+import { useMemo, useState } from "react";
+import Link from "next/link";
+import { useQuery } from "@tanstack/react-query";
+import { createColumnHelper } from "@tanstack/react-table";
+import { StatCards } from "@/components/audit/audit-page";
+import { ChargeOutcomeBadge } from "@/components/audit/charge-outcome-badge";
+import { DetailRow, DetailRows } from "@/components/audit/id-rows";
+import { TimeZoneSwitch } from "@/components/filters/time-zone-switch";
+import { useI18n } from "@/components/i18n/i18n-provider";
+import { DataTable } from "@/components/tables/data-table";
+import { ArrowRightIcon } from "@/components/ui/action-icons";
+import { ButtonLink } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { CopyButton } from "@/components/ui/copy-button";
+import { ErrorState } from "@/components/ui/error-state";
+import { EmptyState, LoadingBlock, Notice } from "@/components/ui/states";
+import { fetchUsage, type UsageEventItem } from "@/lib/dashboard/audit-api";
+import { chargeOutcomes } from "@/lib/dashboard/audit-vocab";
+import { formatCount, formatCredits, formatDateTime, formatDuration, shortId, todayIn } from "@/lib/dashboard/format";
+import { executionHref, usageForRunHref } from "@/lib/dashboard/links";
+import { fetchBreakdown, type Breakdown } from "@/lib/dashboard/spend";
+import { useTimeZone } from "@/lib/dashboard/time-zone";
+import { useUrlParams } from "@/lib/dashboard/url-state";
+
+/**
+ * The usage list has no ascending order: the page reads the newest RUN_PAGE events of the run
+ * and shows them oldest first. A longer run says so and links to Usage for the rest.
+ */
+const RUN_PAGE = 500;
+
+type RunEvent = UsageEventItem & { seq: number };
+const column = createColumnHelper<RunEvent>();
+
+/** One agent run (a delegation token's run_id): its totals from the breakdown and its events in order. */
+export function RunView({ runId }: { runId: string }) {
+  const { t, locale } = useI18n();
+  const tz = useTimeZone();
+  const [params] = useUrlParams();
+  const accountId = params.get("account_id") ?? undefined;
+  const listQuery = { run_id: runId, page_size: String(RUN_PAGE), account_id: accountId };
+  const list = useQuery({ queryKey: ["usage", "run", listQuery], queryFn: ({ signal }) => fetchUsage(listQuery, signal) });
+  const total = list.data?.total ?? 0;
+  const truncated = list.data !== undefined && total > list.data.items.length;
+  // The run's first event bounds the totals' window: the last of the list, or (for a longer run) the list's last page of one.
+  const oldestQuery = { run_id: runId, page: String(total), page_size: "1", account_id: accountId };
+  const oldest = useQuery({ queryKey: ["usage", "run", oldestQuery], queryFn: ({ signal }) => fetchUsage(oldestQuery, signal), enabled: truncated });
+  const firstAt = truncated ? oldest.data?.items[0]?.created_at : list.data?.items.at(-1)?.created_at;
+  const lastAt = list.data?.items[0]?.created_at;
+
+  // Up to now (refunds come after their Call); never before the last event, whatever this browser's clock says.
+  const [openedAt] = useState(() => Date.now());
+  const endDate = lastAt ? new Date(Math.max(openedAt, Date.parse(lastAt) + 1)).toISOString() : undefined;
+  const totalsQuery = { run_id: runId, group_by: "model,oauth_client", start_date: firstAt, end_date: endDate, tz: tz.timeZone, limit: "20", account_id: accountId };
+  const totals = useQuery({
+    queryKey: ["usage", "breakdown", totalsQuery],
+    queryFn: ({ signal }) => fetchBreakdown(totalsQuery, signal),
+    enabled: Boolean(firstAt && endDate),
+  });
+
+  const events = useMemo<RunEvent[]>(() => {
+    const items = list.data?.items ?? [];
+    const skipped = total - items.length;
+    return [...items].reverse().map((e, i) => ({ ...e, seq: skipped + i + 1 }));
+  }, [list.data, total]);
+
+  if (list.isPending) return <LoadingBlock label={t("run.loading")} rows={8} />;
+  if (list.isError) return <ErrorState title={t("run.errorTitle")} message={list.error.message} retryLabel={t("common.retry")} onRetry={() => void list.refetch()} />;
+
+  return (
+    <div className="space-y-6">
+      <Card className="space-y-3 p-4 sm:p-5">
+        <div className="flex min-w-0 flex-wrap items-center gap-2">
+          <span className="text-xs font-medium text-zinc-500">run_id</span>
+          <code className="min-w-0 break-all font-mono text-sm text-zinc-900" data-testid="run-id">
+            {runId}
+          </code>
+          <CopyButton value={runId} label={t("common.copy")} />
+        </div>
+        <div className="flex flex-col gap-2 sm:flex-row sm:items-center sm:justify-between">
+          <TimeZoneSwitch tz={tz} />
+          <div className="flex flex-wrap gap-2">
+            <ButtonLink size="sm" href={usageForRunHref(runId)} data-testid="run-to-usage">
+              {t("run.toUsage")}
+              <ArrowRightIcon width={16} height={16} />
+            </ButtonLink>
+            {firstAt && (
+              <ButtonLink size="sm" href={`/spend?${new URLSearchParams({ group_by: "tool", run_id: runId, range: "custom", start_date: todayIn(tz.timeZone, new Date(firstAt)), end_date: todayIn(tz.timeZone) })}`}>
+                {t("run.toSpend")}
+                <ArrowRightIcon width={16} height={16} />
+              </ButtonLink>
+            )}
+          </div>
+        </div>
+      </Card>
+
+      {total === 0 ? (
+        <EmptyState testId="run-empty" title={t("run.emptyTitle")} body={t("run.emptyBody")} />
+      ) : (
+        <>
+          {totals.isError ? (
+            <ErrorState title={t("run.totalsError")} message={totals.error.message} retryLabel={t("common.retry")} onRetry={() => void totals.refetch()} />
+          ) : totals.data ? (
+            <RunTotals data={totals.data} firstAt={firstAt} lastAt={lastAt} timeZone={tz.timeZone} />
+          ) : (
+            <LoadingBlock label={t("run.loadingTotals")} rows={3} />
+          )}
+
+          <section aria-labelledby="run-events-heading" className="space-y-3">
+            <h2 id="run-events-heading" className="text-sm font-semibold text-zinc-900">
+              {t("run.eventsTitle")}
+            </h2>
+            {truncated && (
+              <Notice tone="info" testId="run-truncated">
+                {t("run.truncated", { shown: formatCount(events.length, locale), total: formatCount(total, locale) })}{" "}
+                <Link href={usageForRunHref(runId)} className="font-medium underline">
+                  {t("run.toUsage")}
+                </Link>
+              </Notice>
+            )}
+            <RunEventsTable events={events} timeZone={tz.timeZone} />
+          </section>
+        </>
+      )}
+    </div>
+  );
+}
+
+function RunTotals({ data, firstAt, lastAt, timeZone }: { data: Breakdown; firstAt: string | undefined; lastAt: string | undefined; timeZone: string }) {
+  const { t, locale } = useI18n();
+  const distinct = (dim: "model" | "oauth_client") => [...new Set(data.groups.map((g) => (g.other ? null : g.label[dim])).filter((v): v is string => Boolean(v)))];
+  const models = distinct("model");
+  const clients = distinct("oauth_client");
+  const counts = data.totals.charge_outcome_counts;
+  const spanMs = firstAt && lastAt ? Date.parse(lastAt) - Date.parse(firstAt) : null;
+  return (
+    <section aria-label={t("run.totalsTitle")} className="space-y-4" data-testid="run-totals">
+      <StatCards
+        stats={[
+          { label: t("spend.statCalls"), value: formatCount(data.totals.calls, locale), testId: "run-total-calls" },
+          { label: t("spend.statCharged"), value: formatCount(data.totals.charged_calls, locale), testId: "run-total-charged" },
+          { label: t("spend.statSettled"), value: formatCredits(data.totals.settled_credits, locale), testId: "run-total-settled" },
+          { label: t("spend.statRefunded"), value: formatCredits(data.totals.refunded_credits, locale), testId: "run-total-refunded" },
+        ]}
+      />
+      <Card className="p-4 sm:p-5">
+        <DetailRows>
+          <DetailRow label={t("spend.dim.model")}>
+            <span data-testid="run-model">{models.length > 0 ? models.join(", ") : "—"}</span>
+          </DetailRow>
+          <DetailRow label={t("spend.dim.oauth_client")}>
+            <span data-testid="run-client">{clients.length > 0 ? clients.join(", ") : "—"}</span>
+          </DetailRow>
+          <DetailRow label={t("spend.colOutcomes")}>
+            <span className="flex flex-wrap gap-1.5" data-testid="run-outcomes">
+              {chargeOutcomes
+                .filter((o) => counts[o] > 0)
+                .map((o) => (
+                  <span key={o} className="inline-flex items-center gap-1">
+                    <ChargeOutcomeBadge outcome={o} />
+                    <span className="tabular-nums text-zinc-700">× {formatCount(counts[o], locale)}</span>
+                  </span>
+                ))}
+            </span>
+          </DetailRow>
+          <DetailRow label={t("run.span", { tz: timeZone })}>
+            <span className="tabular-nums">
+              {formatDateTime(firstAt, timeZone)} → {formatDateTime(lastAt, timeZone)}
+              {spanMs !== null && <span className="text-zinc-500"> ({formatDuration(spanMs, locale)})</span>}
+            </span>
+          </DetailRow>
+        </DetailRows>
+      </Card>
+    </section>
+  );
+}
+
+function RunEventsTable({ events, timeZone }: { events: RunEvent[]; timeZone: string }) {
+  const { t, locale } = useI18n();
+  const columns = useMemo(
+    () => [
+      column.accessor("seq", {
+        header: () => "#",
+        cell: (info) => <span className="tabular-nums text-zinc-500">{info.getValue()}</span>,
+        meta: { hideOnPhone: true },
+      }),
+      column.accessor("created_at", {
+        header: () => t("usage.colTime", { tz: timeZone }),
+        cell: (info) => <span className="whitespace-nowrap tabular-nums text-zinc-700">{formatDateTime(info.getValue(), timeZone)}</span>,
+        meta: { primary: true },
+      }),
+      column.accessor("tool_id", {
+        header: () => t("run.colTool"),
+        cell: (info) => (
+          <span className="flex min-w-0 flex-col">
+            <span className="break-all font-mono text-xs text-zinc-800">{info.getValue() ?? "—"}</span>
+            <span className="font-mono text-[11px] text-zinc-500">{info.row.original.event_type}</span>
+          </span>
+        ),
+      }),
+      column.accessor("charge_outcome", {
+        header: () => t("usage.colOutcome"),
+        cell: (info) => <ChargeOutcomeBadge outcome={info.getValue()} />,
+      }),
+      column.accessor("actual_amount_credits", {
+        header: () => t("usage.colCredits"),
+        cell: (info) => (
+          <span className={info.getValue() > 0 ? "font-medium text-zinc-900" : "text-zinc-400"} data-testid="run-event-credits">
+            {formatCredits(info.getValue(), locale)}
+          </span>
+        ),
+        meta: { align: "right" },
+      }),
+      column.accessor("duration_ms", {
+        header: () => t("usage.colDuration"),
+        cell: (info) => <span className="text-zinc-600">{formatDuration(info.getValue(), locale)}</span>,
+        meta: { align: "right", hideOnPhone: true },
+      }),
+      column.accessor("execution_id", {
+        header: () => t("run.colExecution"),
+        cell: (info) => {
+          const id = info.getValue() ?? info.row.original.search_id;
+          return id ? (
+            <Link href={executionHref(id)} className="font-mono text-xs text-indigo-700 hover:underline" title={id} data-testid="run-execution-link">
+              {shortId(id)}
+            </Link>
+          ) : (
+            <span className="text-zinc-400">—</span>
+          );
+        },
+      }),
+    ],
+    [t, locale, timeZone],
+  );
+  return <DataTable data={events} columns={columns} caption={t("run.eventsTitle")} getRowId={(e) => e.id} rowTestId="run-event" />;
+}
