@@ -37,7 +37,7 @@ export const OPERATION_ACCESS = {
   getWellKnownJwks: publicDocument,
   getAuthorizationServerMetadata: publicDocument,
   getProtectedResourceMetadata: publicDocument,
-  verifyToken: { kind: "bearer", accepts: USER, scopes: [] },
+  verifyToken: { kind: "bearer", accepts: USER, scopes: [], beforeTwoFactor: true },
 
   // Discover, Inspect, Probe, Call
   searchTools: tools("search"),
@@ -107,12 +107,12 @@ export const OPERATION_ACCESS = {
 
   // Two-factor sign-in: the user's own with their token (enrolment asks for the password again,
   // turning it off for a current code); an owner resets a member's and may require it of all.
-  getTwoFactorStatus: manage,
-  startTwoFactorEnrolment: manage,
-  confirmTwoFactorEnrolment: manage,
+  getTwoFactorStatus: { ...manage, beforeTwoFactor: true },
+  startTwoFactorEnrolment: { ...manage, beforeTwoFactor: true },
+  confirmTwoFactorEnrolment: { ...manage, beforeTwoFactor: true },
   disableTwoFactor: manage,
   resetMemberTwoFactor: ownerManages("reset a member's two-factor sign-in"),
-  getAccountSecurity: manage,
+  getAccountSecurity: { ...manage, beforeTwoFactor: true },
   setAccountSecurity: ownerManages("require two-factor sign-in"),
 
   // OAuth 2.0

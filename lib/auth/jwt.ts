@@ -32,6 +32,11 @@ export interface AccessClaims extends JWTPayload {
    * that token (or its refresh-token family, which revokes it) revokes them too.
    */
   parent_jti?: string;
+  /**
+   * Not a claim: set by `verifyAccessToken` when the account requires two-factor sign-in and the
+   * user has not set it up (only the enrolment operations admit such a token).
+   */
+  twoFactorMissing?: boolean;
 }
 
 export interface IssueTokenInput {
@@ -116,12 +121,15 @@ export async function verifyAccessToken(db: Db, token: string, audience: string 
       disabled: sql<boolean>`${accounts.disabledAt} is not null`,
       // The user's role in the account now: a removed member's tokens stop at once, a changed role applies at once.
       memberRole: sql<UserRole | null>`(SELECT m.role FROM account_members m WHERE m.account_id = ${claims.acct} AND m.user_id = ${claims.sub})`,
+      twoFactorMissing: sql<boolean>`(${accounts.requireTwoFactorAt} IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM user_totp t WHERE t.user_id = ${claims.sub} AND t.confirmed_at IS NOT NULL))`,
     })
     .from(accounts)
     .where(eq(accounts.id, claims.acct));
   if (!state) throw unauthorized("Invalid access token");
   if (state.memberRole === null) throw unauthorized("The user of this token is no longer a member of the account");
   claims.role = state.memberRole;
+  if (state.twoFactorMissing) claims.twoFactorMissing = true;
   if (state.revoked) {
     throw unauthorized(state.revoked === claims.jti ? "Access token has been revoked" : "The access token this delegation token was exchanged from has been revoked");
   }

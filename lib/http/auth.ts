@@ -24,6 +24,11 @@ export type BearerAccess = {
   restricted?: string;
   /** The contract's per-minute bucket (section 8), counted per client IP before authentication and per account after. */
   limit?: RateLimitedAction;
+  /**
+   * Callable by a user who still has to set up two-factor sign-in in an account that requires it
+   * (the enrolment itself); every other operation refuses that user's tokens with 403.
+   */
+  beforeTwoFactor?: true;
 };
 
 const EVERY_CREDENTIAL: readonly Credential[] = ["api_key", "user_token", "delegation_token"];
@@ -108,8 +113,11 @@ export function insufficientScope(anyOf: readonly Scope[], granted: string): Dom
 }
 
 /** Scope and role, after authentication: what an authenticated principal may still be refused (403). */
-export function authorizeAccess(auth: AuthContext, access: Pick<BearerAccess, "scopes" | "roles" | "restricted">): void {
+export function authorizeAccess(auth: AuthContext, access: Pick<BearerAccess, "scopes" | "roles" | "restricted" | "beforeTwoFactor">): void {
   if (auth.kind !== "api_key" && !grantsAnyScope(access.scopes, auth.claims.scope)) throw insufficientScope(access.scopes, auth.claims.scope);
+  if (auth.kind !== "api_key" && auth.claims.twoFactorMissing && !access.beforeTwoFactor) {
+    throw forbidden("This account requires two-factor sign-in: set it up first (dashboard, Security; or POST /auth/user/two-factor/enrolment)");
+  }
   if (access.roles && (auth.kind !== "jwt" || !access.roles.includes(auth.role))) {
     const who = access.roles.map((r) => (r === "owner" ? "the account's owner" : `${r} users`)).join(" or ");
     throw forbidden(`Only ${who} may ${access.restricted ?? "do this"}${auth.kind === "jwt" ? ` (you are signed in as ${auth.role})` : ""}`);

@@ -201,12 +201,19 @@ describe("requiring two-factor sign-in of every member", () => {
     expect(on.status).toBe(200);
     expect(on.body.data).toMatchObject({ require_two_factor: true, required_since: expect.any(String), members_without_two_factor: 1 });
     expect((await api("GET", "/auth/user/two-factor", m.accessToken)).body.data).toMatchObject({ required_by_account: true, must_enrol: true });
+    // Until then the member's tokens reach only the enrolment: not the account's data (nor an OAuth client's copy of them).
+    const refused = await api("GET", "/auth/usage/history/v2", m.accessToken);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toMatch(/requires two-factor sign-in/);
+    expect((await api("GET", "/auth/account/security", m.accessToken)).status).toBe(200);
+    expect((await api("GET", "/auth/usage/history/v2", owner.accessToken)).status).toBe(200);
     // Setting it again changes nothing and logs nothing.
     await api("PUT", "/auth/account/security", owner.accessToken, { require_two_factor: true });
     expect(await actions(owner.accountId, "two_factor.required")).toMatchObject([{ before: { require_two_factor: false }, after: { require_two_factor: true } }]);
 
     await enrol(m.accessToken);
     expect((await api("GET", "/auth/user/two-factor", m.accessToken)).body.data).toMatchObject({ required_by_account: true, must_enrol: false });
+    expect((await api("GET", "/auth/usage/history/v2", m.accessToken)).status).toBe(200);
     const off = await api("PUT", "/auth/account/security", owner.accessToken, { require_two_factor: false });
     expect(off.body.data).toEqual({ require_two_factor: false, required_since: null, members_without_two_factor: 0 });
     expect(await actions(owner.accountId, "two_factor.required")).toHaveLength(2);
