@@ -1,5 +1,7 @@
 import * as oauth from "oauth4webapi";
 import { beforeAll, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { generate } from "otplib";
 import { createTestDatabase } from "../testing/database";
 import { bearer, seedAccount } from "../testing/fixtures";
 import { importDemoCatalog } from "../testing/catalog";
@@ -14,6 +16,13 @@ import type { OpenApiDocument } from "../testing/openapi-arbitrary";
 import { decideDeviceAuthorization } from "../oauth/device";
 import type { Database } from "../db/types";
 import { removeBudget, setBudget } from "../billing/budgets";
+import { inviteMember } from "../accounts/members";
+import { createUser } from "../accounts/create-user";
+import { confirmEnrolment, getTwoFactorStatus, startEnrolment } from "../accounts/two-factor";
+import { issueAccessToken } from "../auth/jwt";
+import { apiAudience } from "../auth/issuer";
+import { ACCESS_TOKEN_TYPE } from "../oauth/token-exchange";
+import { tools } from "../db/schema";
 
 /**
  * OWASP API1 (broken object level authorisation): for every operation of the published OpenAPI
@@ -42,6 +51,11 @@ const COMPOUND_PARAMS = { principal: 100, annual_rate_percent: 5, years: 2 };
 const B_MARKER = "bzqxsecretmarker";
 const B_SESSION = "sess-account-b";
 const B_IDEMPOTENCY_KEY = "idem-account-b-1";
+/** The agent run of B's delegated Call (a delegation token's run_id). */
+const B_RUN = "run-account-b";
+/** B's delegated Call's tool (1 credit): A never calls it. */
+const LOAN = "builtin.finance.loan_payment";
+const LOAN_PARAMS = { principal: 1000, annual_rate_percent: 5, months: 12 };
 const NO_ACCOUNT = "acc_doesnotexist0000000000";
 
 let database: Database;
@@ -54,6 +68,12 @@ let planter: Seeded;
 let support: Seeded;
 let cliX: RegisteredClient;
 let cliY: RegisteredClient;
+/** An agent runtime (a server-wide confidential client) through which B made a delegated Call. */
+let runtime: RegisteredClient;
+/** The shared catalog's provider of COMPOUND, which A and B both called. */
+let compoundProvider: string;
+/** A's own Call of COMPOUND (its truncated result is aResultUrl). */
+let aExecutionId: string;
 
 /** Account B's ids, made by real requests. */
 const B = {} as {
@@ -64,6 +84,8 @@ const B = {} as {
   webhookEndpointId: string;
   webhookDeliveryId: string;
   notificationId: string;
+  /** A month B has a statement for (the current one: its ledger starts at its seeding). */
+  statementMonth: string;
   /** A failed but charged Call of B (support refunds it). */
   reviewExecutionId: string;
   resultUrl: URL;
@@ -139,8 +161,32 @@ async function refusesAccountId(path: string) {
   noLeak(theirs);
 }
 
-/** The usage filters that take an id, with B's ids. */
-const usageFilters = () => [`search_id=${q(B.searchId)}`, `execution_id=${q(B.executionId)}`, `api_key_id=${b.apiKeyId}`];
+/** The usage filters that take an id, with B's ids (its agent run, and the client only B's delegated Call went through). */
+const usageFilters = () => [`search_id=${q(B.searchId)}`, `execution_id=${q(B.executionId)}`, `api_key_id=${b.apiKeyId}`, ...attributionFilters()];
+/** The filters the spend breakdown shares with the usage list, with B's ids. */
+const attributionFilters = () => [`api_key_id=${b.apiKeyId}`, `oauth_client_id=${q(runtime.client.client_id)}`, `run_id=${q(B_RUN)}`];
+/** Tool and provider ids are the shared catalog's: filtering by the tool B called gets the caller's own Calls of it, never B's. */
+const catalogFilters = () => [`tool_id=${q(COMPOUND)}`, `provider_id=${q(compoundProvider)}`];
+
+/** A usage answer filtered by a catalog id: A's own Call of COMPOUND, and nothing of B's. */
+async function onlyOwnCalls(path: string) {
+  const sep = path.includes("?") ? "&" : "?";
+  for (const filter of catalogFilters()) {
+    const res = await get(`${path}${sep}${filter}`, a.accessToken);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain(aExecutionId);
+    expect(res.text).not.toContain(B.executionId);
+    noLeak(res);
+  }
+}
+
+/** A spend breakdown with B's ids as filters: no group and nothing counted. */
+function emptyBreakdown(answer: Answer) {
+  expect(answer.status).toBe(200);
+  expect(answer.body.data.groups).toEqual([]);
+  expect(answer.body.data.totals).toMatchObject({ calls: 0, settled_credits: 0 });
+  noLeak(answer);
+}
 
 /** B's ids any lookup would resolve within B's own account. */
 const lookupIds = () => [B.executionId, B.searchId, B.usageEventId, B.ledgerEntryId, B_SESSION];
@@ -296,28 +342,30 @@ const TABLE: Record<string, Row> = {
     },
   },
   "GET /auth/usage/history/v2": {
-    ids: ["query:account_id", "query:api_key_id", "query:execution_id", "query:search_id"],
-    answer: "an empty page for B's ids; 403 for account_id; support reads B's event by its execution id",
+    ids: ["query:account_id", "query:api_key_id", "query:execution_id", "query:oauth_client_id", "query:provider_id", "query:run_id", "query:search_id", "query:tool_id"],
+    answer: "an empty page for B's ids; B's tool or provider: the caller's own Calls only; 403 for account_id; support reads B's event by its execution id",
     check: async () => {
       for (const filter of usageFilters()) emptyList(await get(`/auth/usage/history/v2?${filter}`, a.accessToken));
+      await onlyOwnCalls("/auth/usage/history/v2");
       await refusesAccountId("/auth/usage/history/v2");
       const bySupport = await get(`/auth/usage/history/v2?execution_id=${q(B.executionId)}`, support.accessToken);
       expect(bySupport.body.data.items.map((i: { id: string }) => i.id)).toEqual([B.usageEventId]);
     },
   },
   "GET /auth/usage/history/v2/summary": {
-    ids: ["query:account_id", "query:api_key_id", "query:execution_id", "query:search_id"],
-    answer: "an empty feed for B's ids; 403 for account_id; support reads B's feed",
+    ids: ["query:account_id", "query:api_key_id", "query:execution_id", "query:oauth_client_id", "query:provider_id", "query:run_id", "query:search_id", "query:tool_id"],
+    answer: "an empty feed for B's ids; B's tool or provider: the caller's own Calls only; 403 for account_id; support reads B's feed",
     check: async () => {
       for (const filter of usageFilters()) emptyList(await get(`/auth/usage/history/v2/summary?${filter}`, a.accessToken));
+      await onlyOwnCalls("/auth/usage/history/v2/summary");
       await refusesAccountId("/auth/usage/history/v2/summary");
       const bySupport = await get(`/auth/usage/history/v2/summary?execution_id=${q(B.executionId)}`, support.accessToken);
       expect(bySupport.body.data.items).toHaveLength(1);
     },
   },
   "GET /auth/usage/history/v2/export": {
-    ids: ["query:account_id", "query:api_key_id", "query:execution_id", "query:search_id"],
-    answer: "a CSV of the header only for B's ids; 403 for account_id; support exports B's event",
+    ids: ["query:account_id", "query:api_key_id", "query:execution_id", "query:oauth_client_id", "query:provider_id", "query:run_id", "query:search_id", "query:tool_id"],
+    answer: "a CSV of the header only for B's ids; B's tool or provider: the caller's own Calls only; 403 for account_id; support exports B's event",
     check: async () => {
       for (const filter of usageFilters()) {
         const res = await get(`/auth/usage/history/v2/export?${filter}`, a.accessToken);
@@ -325,6 +373,7 @@ const TABLE: Record<string, Row> = {
         expect(parseCsv(res.text)).toHaveLength(1);
         noLeak(res);
       }
+      await onlyOwnCalls("/auth/usage/history/v2/export");
       await refusesAccountId("/auth/usage/history/v2/export");
       const bySupport = await get(`/auth/usage/history/v2/export?account_id=${b.accountId}`, support.accessToken);
       expect(bySupport.text).toContain(B.executionId);
@@ -339,6 +388,51 @@ const TABLE: Record<string, Row> = {
       const bySupport = await get(`/auth/usage/history/v2/${B.usageEventId}`, support.accessToken);
       expect(bySupport.status).toBe(200);
       expect(bySupport.body.data).toMatchObject({ id: B.usageEventId, execution_id: B.executionId });
+    },
+  },
+  "GET /auth/usage/breakdown": {
+    ids: ["query:account_id", "query:api_key_id", "query:oauth_client_id", "query:provider_id", "query:run_id", "query:tool_id"],
+    answer: "no group for B's key, client or run; B's tool or provider: the caller's own key's spend only; B's runs never among the caller's groups; 403 for account_id; support groups B's spend by run",
+    check: async () => {
+      for (const filter of attributionFilters()) emptyBreakdown(await get(`/auth/usage/breakdown?group_by=tool&${filter}`, a.accessToken));
+      for (const filter of catalogFilters()) {
+        const res = await get(`/auth/usage/breakdown?group_by=api_key&${filter}`, a.accessToken);
+        expect(res.status).toBe(200);
+        expect(res.body.data.groups.map((g: { key: { api_key: string } }) => g.key.api_key)).toEqual([a.apiKeyId]);
+        noLeak(res);
+      }
+      const byRun = await get("/auth/usage/breakdown?group_by=run_id,oauth_client", a.accessToken);
+      expect(byRun.status).toBe(200);
+      expect(byRun.text).not.toContain(B_RUN);
+      expect(byRun.text).not.toContain(runtime.client.client_id);
+      noLeak(byRun);
+      await refusesAccountId("/auth/usage/breakdown?group_by=tool");
+      const bySupport = await get(`/auth/usage/breakdown?group_by=run_id&account_id=${b.accountId}`, support.accessToken);
+      expect(bySupport.body.data.groups.map((g: { key: { run_id: string | null } }) => g.key.run_id)).toContain(B_RUN);
+    },
+  },
+  "GET /auth/usage/breakdown/export": {
+    ids: ["query:account_id", "query:api_key_id", "query:oauth_client_id", "query:provider_id", "query:run_id", "query:tool_id"],
+    answer: "the header row alone for B's key, client or run; B's tool or provider: the caller's own key's line only; 403 for account_id; support exports B's runs",
+    check: async () => {
+      for (const filter of attributionFilters()) {
+        const csv = await get(`/auth/usage/breakdown/export?group_by=tool&${filter}`, a.accessToken);
+        expect(csv.status).toBe(200);
+        expect(parseCsv(csv.text)).toHaveLength(1);
+        noLeak(csv);
+      }
+      for (const filter of catalogFilters()) {
+        const csv = await get(`/auth/usage/breakdown/export?group_by=api_key&${filter}`, a.accessToken);
+        expect(csv.status).toBe(200);
+        expect(parseCsv(csv.text)).toHaveLength(2);
+        expect(csv.text).toContain(a.apiKeyId);
+        expect(csv.text).not.toContain(b.apiKeyId);
+        noLeak(csv);
+      }
+      await refusesAccountId("/auth/usage/breakdown/export?group_by=tool");
+      const bySupport = await get(`/auth/usage/breakdown/export?group_by=run_id&account_id=${b.accountId}`, support.accessToken);
+      expect(bySupport.status).toBe(200);
+      expect(bySupport.text).toContain(B_RUN);
     },
   },
   "GET /auth/usage/credits-spent": {
@@ -370,6 +464,44 @@ const TABLE: Record<string, Row> = {
       expect(bySupport.body.data).toMatchObject({ id: B.ledgerEntryId, execution_id: B.executionId });
     },
   },
+  "GET /auth/credits/statements": {
+    ids: ["query:account_id"],
+    answer: "403 for account_id; support lists B's months",
+    check: async () => {
+      await refusesAccountId("/auth/credits/statements");
+      const bySupport = await get(`/auth/credits/statements?account_id=${b.accountId}`, support.accessToken);
+      expect(bySupport.status).toBe(200);
+      expect(bySupport.body.data.items.map((m: { month: string }) => m.month)).toContain(B.statementMonth);
+    },
+  },
+  "GET /auth/credits/statements/{month}": {
+    ids: ["path:month", "query:account_id"],
+    answer: "a month is no account's: B's month gets the caller's own statement; 403 for account_id; support reads B's statement",
+    check: async () => {
+      const own = await get(`/auth/credits/statements/${B.statementMonth}`, a.accessToken);
+      expect(own.status).toBe(200);
+      expect(own.body.data).toMatchObject({ account_id: a.accountId, month: B.statementMonth });
+      noLeak(own);
+      await refusesAccountId(`/auth/credits/statements/${B.statementMonth}`);
+      const bySupport = await get(`/auth/credits/statements/${B.statementMonth}?account_id=${b.accountId}`, support.accessToken);
+      expect(bySupport.status).toBe(200);
+      expect(bySupport.body.data).toMatchObject({ account_id: b.accountId, month: B.statementMonth });
+    },
+  },
+  "GET /auth/credits/statements/{month}/export": {
+    ids: ["path:month", "query:account_id"],
+    answer: "a month is no account's: B's month gets the caller's own statement as CSV; 403 for account_id; support exports B's statement",
+    check: async () => {
+      const own = await get(`/auth/credits/statements/${B.statementMonth}/export`, a.accessToken);
+      expect(own.status).toBe(200);
+      expect(own.text).toContain(a.accountId);
+      noLeak(own);
+      await refusesAccountId(`/auth/credits/statements/${B.statementMonth}/export`);
+      const bySupport = await get(`/auth/credits/statements/${B.statementMonth}/export?account_id=${b.accountId}`, support.accessToken);
+      expect(bySupport.status).toBe(200);
+      expect(bySupport.text).toContain(b.accountId);
+    },
+  },
   "GET /auth/credits/ledger-readiness": {
     ids: ["query:account_id"],
     answer: "403 for account_id",
@@ -379,6 +511,75 @@ const TABLE: Record<string, Row> = {
     ids: ["query:account_id"],
     answer: "403 for account_id",
     check: () => refusesAccountId("/auth/account/settlement-history"),
+  },
+  "GET /auth/account/members": {
+    ids: ["query:account_id"],
+    answer: "403 for account_id",
+    check: () => refusesAccountId("/auth/account/members"),
+  },
+  "GET /auth/account/invitations": {
+    ids: ["query:account_id"],
+    answer: "403 for account_id",
+    check: () => refusesAccountId("/auth/account/invitations"),
+  },
+  "GET /auth/account/activity": {
+    ids: ["query:account_id", "query:actor_id", "query:object_id"],
+    answer: "403 for account_id; B's user or object as a filter: an empty page",
+    check: async () => {
+      await refusesAccountId("/auth/account/activity");
+      emptyList(await get(`/auth/account/activity?actor_id=${q(b.userId)}`, a.accessToken));
+      emptyList(await get(`/auth/account/activity?object_id=${q(B.webhookEndpointId)}`, a.accessToken));
+    },
+  },
+  "GET /auth/account/activity/export": {
+    ids: ["query:account_id", "query:actor_id", "query:object_id"],
+    answer: "403 for account_id; B's user or object as a filter: the header row alone",
+    check: async () => {
+      await refusesAccountId("/auth/account/activity/export");
+      for (const filter of [`actor_id=${q(b.userId)}`, `object_id=${q(B.webhookEndpointId)}`]) {
+        const csv = await get(`/auth/account/activity/export?${filter}`, a.accessToken);
+        expect(csv.status).toBe(200);
+        expect(parseCsv(csv.text)).toHaveLength(1);
+        noLeak(csv);
+      }
+    },
+  },
+  "PATCH /auth/account/members/{user_id}": {
+    ids: ["path:user_id"],
+    answer: "404, and B's owner stays owner",
+    check: async () => {
+      notFound(await api("PATCH", `/auth/account/members/${q(b.userId)}`, a.accessToken, { role: "member" }));
+      expect((await get("/auth/account/members", b.accessToken)).body.data.items).toMatchObject([{ user_id: b.userId, role: "owner" }]);
+    },
+  },
+  "DELETE /auth/account/members/{user_id}": {
+    ids: ["path:user_id"],
+    answer: "404, and B keeps its member",
+    check: async () => {
+      notFound(await api("DELETE", `/auth/account/members/${q(b.userId)}`, a.accessToken));
+      expect((await get("/auth/account/members", b.accessToken)).body.data.items).toMatchObject([{ user_id: b.userId }]);
+    },
+  },
+  "POST /auth/account/members/{user_id}/two-factor/reset": {
+    ids: ["path:user_id"],
+    answer: "404, and B's member keeps two-factor sign-in",
+    check: async () => {
+      const { user_id: userId } = await createUser(database.db, { accountId: b.accountId, email: `two-factor-${b.accountId}@example.test`, password: "correct horse battery", role: "member" });
+      const { secret } = await startEnrolment(database.db, { userId, password: "correct horse battery" });
+      await confirmEnrolment(database.db, { userId, code: await generate({ secret }), actor: { type: "user", id: userId } });
+      for (const id of [userId, b.userId]) notFound(await api("POST", `/auth/account/members/${q(id)}/two-factor/reset`, a.accessToken));
+      expect(await getTwoFactorStatus(database.db, { userId, accountId: b.accountId })).toMatchObject({ enabled: true });
+    },
+  },
+  "DELETE /auth/account/invitations/{invitation_id}": {
+    ids: ["path:invitation_id"],
+    answer: "404, and B's invitation stays pending",
+    check: async () => {
+      const { invitation } = await inviteMember(database.db, { accountId: b.accountId, email: `invitee-${b.accountId}@example.test`, role: "member", invitedBy: b.userId, actor: { type: "user", id: b.userId } });
+      notFound(await api("DELETE", `/auth/account/invitations/${q(invitation.invitation_id)}`, a.accessToken));
+      const listed = (await get("/auth/account/invitations", b.accessToken)).body.data.items;
+      expect(listed.find((i: { invitation_id: string }) => i.invitation_id === invitation.invitation_id)).toMatchObject({ status: "pending" });
+    },
   },
   "POST /auth/executions/{execution_id}/refunds": {
     ids: ["path:execution_id"],
@@ -497,7 +698,25 @@ beforeAll(async () => {
   B.webhookEndpointId = (await createWebhookEndpoint(database.db, { accountId: b.accountId, url: "https://93.184.215.14/b" })).id;
   B.webhookDeliveryId = (await sendTestEvent(database.db, { accountId: b.accountId, endpointId: B.webhookEndpointId })).delivery_id;
   B.notificationId = (await notify(database.db, { accountId: b.accountId, kind: "low_balance", claimKey: `low_balance:${b.accountId}`, payload: {} })).notificationId!;
-  aResultUrl = (await truncatedCall(a, {})).url;
+  const aCall = await truncatedCall(a, {});
+  aResultUrl = aCall.url;
+  aExecutionId = aCall.executionId;
+  compoundProvider = (await database.db.select({ providerId: tools.providerId }).from(tools).where(eq(tools.id, COMPOUND)))[0].providerId;
+  // B's delegated Call: an agent runtime exchanges B's token for one bound to an agent run.
+  runtime = await registerClient(database.db, { name: "Agent runtime", type: "confidential", agentRuntime: true });
+  const subject = (await issueAccessToken(database.db, { userId: b.userId, accountId: b.accountId, role: "owner", scope: "tools:execute", ttlSeconds: 600 })).accessToken;
+  const exchange = Object.entries({ subject_token: subject, subject_token_type: ACCESS_TOKEN_TYPE, resource: apiAudience(), scope: "tools:execute", run_id: B_RUN, max_credits: "5" });
+  const delegation = await oauth.processGenericTokenEndpointResponse(
+    h.as,
+    runtime.client,
+    await oauth.genericTokenEndpointRequest(h.as, runtime.client, runtime.auth, "urn:ietf:params:oauth:grant-type:token-exchange", exchange, h.http),
+  );
+  const delegated = await api("POST", "/tools/execute", delegation.access_token, { tool_id: LOAN, parameters: LOAN_PARAMS });
+  expect(delegated.status).toBe(200);
+  expect(delegated.body.success).toBe(true);
+  const statements = await get("/auth/credits/statements", b.accessToken);
+  expect(statements.status).toBe(200);
+  B.statementMonth = statements.body.data.items[0].month;
 
   // B's OAuth tokens, issued to client X through the device flow.
   const started = await oauth.processDeviceAuthorizationResponse(h.as, cliX.client, await oauth.deviceAuthorizationRequest(h.as, cliX.client, cliX.auth, { scope: "usage:read" }, h.http));

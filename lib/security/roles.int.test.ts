@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { and, eq, sql } from "drizzle-orm";
+import { generate } from "otplib";
 import { createTestDatabase } from "../testing/database";
 import { startTestServer, type TestServer } from "../testing/server";
 import { bearer, callApi, seedAccount } from "../testing/fixtures";
@@ -10,6 +11,8 @@ import { createUser } from "../accounts/create-user";
 import { DEFAULT_SCOPE, issueAccessToken } from "../auth/jwt";
 import { supportAccessLog } from "../db/schema";
 import { createWebhookEndpoint } from "../webhooks/endpoints";
+import { inviteMember } from "../accounts/members";
+import { confirmEnrolment, disableTwoFactor, setRequireTwoFactor, startEnrolment } from "../accounts/two-factor";
 import { sendTestEvent } from "../webhooks/test-event";
 import type { Database } from "../db/types";
 
@@ -30,12 +33,13 @@ let server: TestServer;
 let doc: OpenApiDocument;
 let owner: Seeded;
 let memberToken: string;
+let memberId: string;
 let other: Seeded;
 let support: Seeded;
 /** The owner's account's Call and its audit rows. */
-const own = {} as { executionId: string; usageEventId: string; ledgerEntryId: string };
+const own = {} as { executionId: string; usageEventId: string; ledgerEntryId: string; statementMonth: string };
 /** The other account's Call and its audit rows, which support reads. */
-const theirs = {} as { executionId: string; usageEventId: string; ledgerEntryId: string };
+const theirs = {} as { executionId: string; usageEventId: string; ledgerEntryId: string; statementMonth: string };
 
 const api = (method: string, path: string, token: string, body?: unknown) => callApi(server.url, method, path, token, body);
 
@@ -43,7 +47,10 @@ async function chargedCall(seeded: Seeded) {
   const call = await api("POST", "/tools/execute", seeded.apiKey, { tool_id: COMPOUND, parameters: COMPOUND_PARAMS });
   expect(call.body.success).toBe(true);
   const event = (await api("GET", `/auth/usage/history/v2?execution_id=${call.body.execution_id}`, seeded.accessToken)).body.data.items[0];
-  return { executionId: call.body.execution_id as string, usageEventId: event.id as string, ledgerEntryId: event.credits_ledger_entry_id as string };
+  // A month the account has a statement for (its ledger starts at its seeding): the newest listed, the current one.
+  const months = (await api("GET", "/auth/credits/statements", seeded.accessToken)).body.data.items as { month: string }[];
+  expect(months.length).toBeGreaterThan(0);
+  return { executionId: call.body.execution_id as string, usageEventId: event.id as string, ledgerEntryId: event.credits_ledger_entry_id as string, statementMonth: months[0].month };
 }
 
 /** The owner's account budget (the owner sets it whichever role is tested). */
@@ -54,6 +61,40 @@ const createWebhook = async () => (await createWebhookEndpoint(database.db, { ac
 let sharedWebhook: Promise<string> | undefined;
 const ownWebhook = () => (sharedWebhook ??= createWebhook());
 const createDelivery = async () => (await sendTestEvent(database.db, { accountId: owner.accountId, endpointId: await ownWebhook() })).delivery_id;
+
+/** People of the owner's account made directly: an invitation to revoke, a member to remove. */
+let made = 0;
+const newEmail = () => `person-${(made += 1)}-${owner.accountId}@example.test`;
+const createInvitation = async () =>
+  (await inviteMember(database.db, { accountId: owner.accountId, email: newEmail(), role: "member", invitedBy: owner.userId, actor: { type: "user", id: owner.userId } })).invitation.invitation_id;
+const createMember = async () => (await createUser(database.db, { accountId: owner.accountId, email: newEmail(), password: "correct horse battery", role: "member" })).user_id;
+
+/**
+ * Two-factor sign-in of the owner or the member (by token), set up directly so that each request
+ * below finds the state it needs: off to enrol or confirm, on (with its recovery codes) to turn off.
+ */
+const PASSWORD = "correct horse battery";
+const userOf = (token: string) => (token === memberToken ? memberId : owner.userId);
+const recoveryCodes = new Map<string, string[]>();
+async function twoFactorOn(userId: string): Promise<string[]> {
+  if (!recoveryCodes.has(userId)) {
+    const { secret } = await startEnrolment(database.db, { userId, password: PASSWORD });
+    const { recovery_codes } = await confirmEnrolment(database.db, { userId, code: await generate({ secret }), actor: { type: "user", id: userId } });
+    recoveryCodes.set(userId, recovery_codes);
+  }
+  return recoveryCodes.get(userId)!;
+}
+async function twoFactorOff(userId: string) {
+  const codes = recoveryCodes.get(userId);
+  recoveryCodes.delete(userId);
+  if (codes) await disableTwoFactor(database.db, { userId, code: codes[0], actor: { type: "user", id: userId } });
+}
+/** Starts an enrolment through the API (the tested user's own); returns the secret to confirm it with. */
+async function startOwnEnrolment(token: string) {
+  const started = await api("POST", "/auth/user/two-factor/enrolment", token, { password: PASSWORD });
+  expect(started.status).toBe(200);
+  return started.body.data.secret as string;
+}
 
 const createKey = async (token: string) => (await api("POST", "/auth/api-keys", token, { name: "role test" })).body.data.api_key_id as string;
 
@@ -95,6 +136,70 @@ const OWN_ACCOUNT: Record<string, { status: number; /** What a member gets where
   "GET /auth/credits/ledger-readiness": { status: 200, send: (t) => api("GET", "/auth/credits/ledger-readiness", t) },
   "GET /auth/account/settlement-history": { status: 200, send: (t) => api("GET", "/auth/account/settlement-history", t) },
   "GET /auth/lookup": { status: 200, send: (t) => api("GET", `/auth/lookup?id=${own.executionId}`, t) },
+  // Members and the activity log: every member reads, owners change.
+  "GET /auth/account/members": { status: 200, send: (t) => api("GET", "/auth/account/members", t) },
+  "PATCH /auth/account/members/{user_id}": { status: 200, member: 403, send: async (t) => api("PATCH", `/auth/account/members/${await createMember()}`, t, { role: "owner" }) },
+  "DELETE /auth/account/members/{user_id}": { status: 200, member: 403, send: async (t) => api("DELETE", `/auth/account/members/${await createMember()}`, t) },
+  "GET /auth/account/invitations": { status: 200, send: (t) => api("GET", "/auth/account/invitations", t) },
+  "POST /auth/account/invitations": { status: 200, member: 403, send: (t) => api("POST", "/auth/account/invitations", t, { email: newEmail(), role: "member" }) },
+  "DELETE /auth/account/invitations/{invitation_id}": { status: 200, member: 403, send: async (t) => api("DELETE", `/auth/account/invitations/${await createInvitation()}`, t) },
+  "GET /auth/account/activity": { status: 200, send: (t) => api("GET", "/auth/account/activity", t) },
+  "GET /auth/account/activity/export": { status: 200, send: (t) => api("GET", "/auth/account/activity/export", t) },
+  // Spend breakdown and monthly statements: audit reads like the usage list and the ledger.
+  "GET /auth/usage/breakdown": { status: 200, send: (t) => api("GET", "/auth/usage/breakdown?group_by=tool,api_key", t) },
+  "GET /auth/usage/breakdown/export": { status: 200, send: (t) => api("GET", "/auth/usage/breakdown/export?group_by=tool", t) },
+  "GET /auth/credits/statements": { status: 200, send: (t) => api("GET", "/auth/credits/statements", t) },
+  "GET /auth/credits/statements/{month}": { status: 200, send: (t) => api("GET", `/auth/credits/statements/${own.statementMonth}`, t) },
+  "GET /auth/credits/statements/{month}/export": { status: 200, send: (t) => api("GET", `/auth/credits/statements/${own.statementMonth}/export`, t) },
+  // Two-factor sign-in: each user manages their own; an owner resets a member's and requires it of all.
+  "GET /auth/user/two-factor": { status: 200, send: (t) => api("GET", "/auth/user/two-factor", t) },
+  "POST /auth/user/two-factor/enrolment": {
+    status: 200,
+    send: async (t) => {
+      await twoFactorOff(userOf(t));
+      return api("POST", "/auth/user/two-factor/enrolment", t, { password: PASSWORD });
+    },
+  },
+  "POST /auth/user/two-factor/confirm": {
+    status: 200,
+    send: async (t) => {
+      await twoFactorOff(userOf(t));
+      const secret = await startOwnEnrolment(t);
+      const res = await api("POST", "/auth/user/two-factor/confirm", t, { code: await generate({ secret }) });
+      if (res.status === 200) recoveryCodes.set(userOf(t), res.body.data.recovery_codes);
+      return res;
+    },
+  },
+  "DELETE /auth/user/two-factor": {
+    status: 200,
+    send: async (t) => {
+      const [code] = await twoFactorOn(userOf(t));
+      const res = await api("DELETE", "/auth/user/two-factor", t, { code });
+      if (res.status === 200) recoveryCodes.delete(userOf(t));
+      return res;
+    },
+  },
+  "POST /auth/account/members/{user_id}/two-factor/reset": {
+    status: 200,
+    member: 403,
+    send: async (t) => {
+      const id = await createMember();
+      await twoFactorOn(id);
+      return api("POST", `/auth/account/members/${id}/two-factor/reset`, t);
+    },
+  },
+  "GET /auth/account/security": { status: 200, send: (t) => api("GET", "/auth/account/security", t) },
+  "PUT /auth/account/security": {
+    status: 200,
+    member: 403,
+    send: async (t) => {
+      // Only an owner who uses two-factor sign-in may require it; the requirement is lifted again after each request.
+      await twoFactorOn(owner.userId);
+      const res = await api("PUT", "/auth/account/security", t, { require_two_factor: true });
+      await setRequireTwoFactor(database.db, { accountId: owner.accountId, ownerId: owner.userId, require: false, actor: { type: "user", id: owner.userId } });
+      return res;
+    },
+  },
   // Refunds are support's: owner and member read their Call's refunds but cannot refund it.
   "GET /auth/executions/{execution_id}/refunds": { status: 200, send: (t) => api("GET", `/auth/executions/${own.executionId}/refunds`, t) },
   "POST /auth/executions/{execution_id}/refunds": { status: 403, send: (t) => api("POST", `/auth/executions/${own.executionId}/refunds`, t, { reason: "mine" }) },
@@ -126,9 +231,14 @@ function accountIdRead(op: string, accountId: string): string {
   const path = op
     .split(" ")[1]
     .replace("{event_id}", theirs.usageEventId)
-    .replace("{entry_id}", theirs.ledgerEntryId);
-  const needsId = op === "GET /auth/lookup" ? `id=${theirs.executionId}&` : "";
-  return `${path}?${needsId}account_id=${accountId}`;
+    .replace("{entry_id}", theirs.ledgerEntryId)
+    .replace("{month}", theirs.statementMonth);
+  const required: Record<string, string> = {
+    "GET /auth/lookup": `id=${theirs.executionId}&`,
+    "GET /auth/usage/breakdown": "group_by=tool&",
+    "GET /auth/usage/breakdown/export": "group_by=tool&",
+  };
+  return `${path}?${required[op] ?? ""}account_id=${accountId}`;
 }
 
 beforeAll(async () => {
@@ -138,6 +248,7 @@ beforeAll(async () => {
   doc = (await (await fetch(`${server.url}/api/v1/openapi.json`)).json()) as OpenApiDocument;
   owner = await seedAccount(database.db, { credits: "10" });
   const member = await createUser(database.db, { accountId: owner.accountId, email: `member-${owner.accountId}@example.test`, password: "correct horse battery", role: "member" });
+  memberId = member.user_id;
   memberToken = (await issueAccessToken(database.db, { userId: member.user_id, accountId: owner.accountId, role: "member", scope: DEFAULT_SCOPE, ttlSeconds: 600 })).accessToken;
   other = await seedAccount(database.db, { credits: "10" });
   support = await seedAccount(database.db, { role: "support" });
