@@ -97,6 +97,18 @@ function spendConditions(f: BreakdownFilters, t: string): SQL[] {
   return out;
 }
 
+/**
+ * A usage filter on the spend rollup (alias `t`), or null when it names something the spend rollup
+ * does not keep (reason codes, outcomes, amounts, ids, anomalies): then raw rows must answer it.
+ */
+export function spendRollupConditions(f: UsageFilters, t: string): SQL[] | null {
+  const beyond =
+    f.billableSuccess !== undefined || f.outcome !== undefined || f.reasonCode !== undefined || f.hasExecutionOutcome !== undefined ||
+    f.anomaly !== undefined || f.searchId !== undefined || f.executionId !== undefined || f.minCredits !== undefined ||
+    f.maxCredits !== undefined || f.within !== undefined;
+  return beyond ? null : spendConditions(f, t);
+}
+
 export async function usageBreakdown(db: Db, accountId: string, input: BreakdownInput): Promise<Breakdown> {
   const groupBy = [...new Set(input.groupBy)];
   if (groupBy.length < 1 || groupBy.length > 2) throw invalidInput("group_by takes one or two of: " + breakdownDimensions.join(", "));

@@ -7,6 +7,7 @@ import { type BoundedWindow, bucketPlan, rawRows, sealedHours, sealedPlan } from
 import type { UsageSummary } from "./schemas";
 import { type Bucket, chooseBucket } from "./time-window";
 import { type UsageFilters, and, usageConditions } from "./usage-filters";
+import { spendRollupConditions } from "./breakdown";
 import { type UsageEventRecord, usageItem, usageItemColumns } from "./usage-items";
 
 interface BucketRow {
@@ -25,7 +26,7 @@ interface BucketRow {
 
 /**
  * The usage summary of contract 2.7 for a bounded window, aggregated in SQL: sealed whole hours
- * come from `usage_hourly_rollup`, the rest (partial edge hours, the unsealed last hour or so, hours
+ * come from `usage_hourly_rollup` (or `usage_spend_hourly` for the attribution filters), the rest (partial edge hours, the unsealed last hour or so, hours
  * cut by a bucket boundary of a half-hour time zone, and filters the rollup cannot answer) from
  * the events themselves.
  */
@@ -38,13 +39,18 @@ export async function usageSummary(
 ): Promise<UsageSummary> {
   const bucket = chooseBucket(opts.bucket, { start: w.startDate, end: w.endDate });
   const plan = bucketPlan(w, bucket);
-  const rollupFilters = usageConditions(filters, "rollup");
+  // The summary's rollup answers most filters; the attribution filters (tool, provider, client,
+  // model, run, channel) are answered by the spend rollup, which has those dimensions.
+  const summaryFilters = usageConditions(filters, "rollup");
+  const spendFilters = summaryFilters ? null : spendRollupConditions(filters, "r");
+  const rollupFilters = summaryFilters ?? spendFilters;
+  const rollupTable = sql.raw(summaryFilters ? "usage_hourly_rollup" : "usage_spend_hourly");
   const eventFilters = usageConditions(filters, "events")!;
   const sealed = rollupFilters ? await sealedPlan(db, accountId, w, bucket) : null;
   const rollupPart = sealed
     ? sql`SELECT ${plan.key(sql.raw("r.hour_start"))} AS b, r.event_count AS n, r.success, r.charge_outcome,
                  r.pre_settlement_credits AS pre, r.settled_credits AS settled
-            FROM usage_hourly_rollup r
+            FROM ${rollupTable} r
            WHERE r.account_id = ${accountId} AND ${sealedHours(sealed)} AND ${and(rollupFilters!)}
           UNION ALL`
     : sql``;

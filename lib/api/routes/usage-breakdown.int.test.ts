@@ -168,6 +168,17 @@ describe("GET /auth/usage/breakdown", () => {
     expect((byTool.get(LOAN) as { label: { tool: string } }).label.tool).toBe("Loan and mortgage payment calculator");
     expect((byTool.get(null) as { label: { tool: null } }).label.tool).toBeNull();
 
+    // The usage summary answers the same filters from the spend rollup (sealed days) and raw rows (the rest), exactly.
+    for (const r of raw.filter((x) => x.tool_id !== null)) {
+      const s = (await api(`/auth/usage/history/v2?${window}&end_date=${new Date().toISOString()}&summary=true&page_size=1&tool_id=${r.tool_id}`)).body.data.summary;
+      expect([s.total_count, s.settled_credits]).toEqual([r.n, Number(r.settled)]);
+    }
+    const byModel = await api(`/auth/usage/history/v2?${window}&end_date=${new Date().toISOString()}&summary=true&page_size=1&model=model-a&channel=api`);
+    const modelRaw = rows<{ n: number }>(
+      await database.db.execute(sql`SELECT count(*)::int AS n FROM usage_events WHERE account_id = ${acct.accountId} AND created_at >= ${start.toISOString()}::timestamptz AND model = 'model-a' AND channel = 'api'`),
+    )[0];
+    expect(byModel.body.data.summary.total_count).toBe(modelRaw.n);
+
     const p = await api(`/auth/usage/breakdown?${window}&group_by=provider`);
     const providers = p.body.data.groups.map((g: { key: { provider: string | null }; label: { provider: string | null } }) => [g.key.provider, g.label.provider]);
     expect(providers).toContainEqual(["tollgate-builtin", "Tollgate Builtins"]);
