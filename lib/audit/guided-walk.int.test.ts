@@ -14,6 +14,7 @@ import { resolveWindow } from "./time-window";
 import type { UsageFilters } from "./usage-filters";
 
 const HOUR = 3_600_000;
+const RARE_TOOL = "builtin.convert.temperature";
 let database: Database;
 let accountId: string;
 let otherKey: string;
@@ -42,6 +43,10 @@ beforeAll(async () => {
         reasonCode: failed ? "provider.error" : undefined,
         amount: !failed && eventType !== "search" ? "0.5" : "0",
         apiKeyId: h % 23 === 7 ? otherKey : acct.apiKeyId,
+        // Spend attribution: a rare tool every 19 hours, a rare model every 29, MCP every 13.
+        toolId: eventType === "tool_execute" && h % 19 === 4 ? RARE_TOOL : undefined,
+        model: h % 29 === 11 ? "rare-model" : null,
+        channel: h % 13 === 2 ? "mcp" : "api",
       });
     }
   }
@@ -57,6 +62,10 @@ const FILTERS: [string, UsageFilters][] = [
   ["success=false", { success: false }],
   ["charge_outcome=charged", { chargeOutcome: "charged" }],
   ["event_type=search + success=true", { eventType: "search", success: true }],
+  // Guided by the spend rollups.
+  ["tool_id=<rare tool>", { toolId: RARE_TOOL }],
+  ["model=<rare model> + channel=api", { model: "rare-model", channel: "api" }],
+  ["channel=mcp + success=true", { channel: "mcp", success: true }],
 ];
 
 /** The page as the plain walk of the list index finds it. */
@@ -69,6 +78,9 @@ async function expected(f: UsageFilters, start: string | null, page: number, pag
   if (f.apiKeyId) where.push(sql`api_key_id = ${f.apiKeyId}::uuid`);
   if (f.success !== undefined) where.push(sql`success = ${f.success}`);
   if (f.chargeOutcome) where.push(sql`charge_outcome = ${f.chargeOutcome}`);
+  if (f.toolId) where.push(sql`tool_id = ${f.toolId}`);
+  if (f.model) where.push(sql`model = ${f.model}`);
+  if (f.channel) where.push(sql`channel = ${f.channel}`);
   return rows<{ id: string }>(
     await database.db.execute(sql`SELECT id FROM usage_events WHERE ${sql.join(where, sql` AND `)}
       ORDER BY created_at DESC, id DESC LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`),
@@ -116,7 +128,12 @@ describe("lists filtered without an index of their own visit only the hours the 
     // The unsealed tail, then sealed hours with a model call until they hold two of them.
     expect(ranges!.length).toBeLessThanOrEqual(3);
     for (const [from, to] of ranges!.slice(1)) expect(to!.getTime() - from!.getTime()).toBe(HOUR);
+    // A rare tool is found through the spend rollups the same way.
+    const byTool = await guidedRanges(database.db, accountId, w, { toolId: RARE_TOOL }, 2);
+    expect(byTool).not.toBeNull();
+    expect(byTool!.length).toBeLessThanOrEqual(3);
     // Filters with an index of their own are not guided.
+    expect(await guidedRanges(database.db, accountId, w, { runId: "run-1" }, 2)).toBeNull();
     expect(await guidedRanges(database.db, accountId, w, { chargeOutcome: "failed_charged_review" }, 2)).toBeNull();
     expect(await guidedRanges(database.db, accountId, w, {}, 2)).toBeNull();
   });

@@ -3,6 +3,7 @@ import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { type TimeWindow, inWindow, sealedSpan } from "./time-window";
 import { type UsageFilters, and, usageConditions } from "./usage-filters";
+import { spendRollupConditions } from "./breakdown";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -25,9 +26,13 @@ export type WalkRange = [Date | null, Date | null];
  */
 export async function guidedRanges(db: Db, accountId: string, w: TimeWindow, f: UsageFilters, need: number): Promise<WalkRange[] | null> {
   if (!walksListIndex(f)) return null;
-  const conditions = usageConditions(f, "rollup");
+  // The summary's rollups, or the spend rollups for the attribution filters (tool, provider, client, model, run, channel).
+  const summary = usageConditions(f, "rollup");
+  const conditions = summary ?? spendRollupConditions(f, "r");
   const span = conditions ? sealedSpan(w) : null;
   if (!conditions || !span) return null;
+  const hourly = sql.raw(summary ? "usage_hourly_rollup" : "usage_spend_hourly");
+  const daily = sql.raw(summary ? "usage_daily_rollup" : "usage_spend_daily");
 
   const lo = span.lo;
   const hi = span.hi;
@@ -38,7 +43,7 @@ export async function guidedRanges(db: Db, accountId: string, w: TimeWindow, f: 
   const where = and(conditions);
   const hour = sql.raw("r.hour_start");
   const edgeHours = (from: Date | null, to: Date) => sql`
-    SELECT r.hour_start, sum(r.event_count) AS n FROM usage_hourly_rollup r
+    SELECT r.hour_start, sum(r.event_count) AS n FROM ${hourly} r
      WHERE r.account_id = ${accountId} AND ${inWindow(hour, from, to)} AND ${where} GROUP BY r.hour_start`;
   const parts: SQL[] = [];
   if (dayLo !== null && dayLo >= dayHi) {
@@ -50,11 +55,11 @@ export async function guidedRanges(db: Db, accountId: string, w: TimeWindow, f: 
       SELECT r.hour_start, sum(r.event_count) AS n
         FROM (SELECT day_start FROM (
                 SELECT r.day_start, sum(sum(r.event_count)) OVER (ORDER BY r.day_start DESC) - sum(r.event_count) AS before
-                  FROM usage_daily_rollup r
+                  FROM ${daily} r
                  WHERE r.account_id = ${accountId} AND ${inWindow(sql.raw("r.day_start"), dayLo, dayHi)} AND ${where}
                  GROUP BY r.day_start) x
                WHERE x.before < ${need}) p
-        JOIN usage_hourly_rollup r ON r.account_id = ${accountId} AND r.hour_start >= p.day_start AND r.hour_start < p.day_start + interval '1 day'
+        JOIN ${hourly} r ON r.account_id = ${accountId} AND r.hour_start >= p.day_start AND r.hour_start < p.day_start + interval '1 day'
        WHERE ${where}
        GROUP BY r.hour_start`);
   }
@@ -82,7 +87,8 @@ export async function guidedRanges(db: Db, accountId: string, w: TimeWindow, f: 
 
 /** Whether a filter is served by walking the list index (no index of its own narrows it). */
 function walksListIndex(f: UsageFilters): boolean {
-  if (f.executionId !== undefined || f.searchId !== undefined) return false;
+  // Ids with an index of their own (an agent run's events too: usage_account_run_idx).
+  if (f.executionId !== undefined || f.searchId !== undefined || f.runId !== undefined) return false;
   if (f.anomaly !== undefined || f.chargeOutcome === "failed_charged_review") return false;
   return (
     f.eventType !== undefined ||
@@ -93,7 +99,12 @@ function walksListIndex(f: UsageFilters): boolean {
     f.success !== undefined ||
     f.billableSuccess !== undefined ||
     f.hasExecutionOutcome !== undefined ||
-    f.chargeOutcome !== undefined
+    f.chargeOutcome !== undefined ||
+    f.channel !== undefined ||
+    f.toolId !== undefined ||
+    f.providerId !== undefined ||
+    f.oauthClientId !== undefined ||
+    f.model !== undefined
   );
 }
 
