@@ -20,11 +20,11 @@ beforeAll(async () => {
 
 const TOOL = "builtin.finance.compound_interest";
 
-async function reserve(accountId: string, amount: string, expiresInMs: number, delegationJti?: string) {
+async function reserve(accountId: string, amount: string, expiresInMs: number, delegationJti?: string, channel: "api" | "mcp" = "api") {
   const id = newId("exe");
   const result = await reserveCall(
     database.db,
-    { id, accountId, toolId: TOOL, providerId: "tollgate-builtin", sessionId: id, status: "reserved", parameters: { principal: 1 }, reservationExpiresAt: new Date(Date.now() + expiresInMs), delegationJti: delegationJti ?? null },
+    { id, accountId, toolId: TOOL, providerId: "tollgate-builtin", sessionId: id, status: "reserved", parameters: { principal: 1 }, reservationExpiresAt: new Date(Date.now() + expiresInMs), delegationJti: delegationJti ?? null, channel },
     amount,
     delegationJti,
   );
@@ -39,7 +39,7 @@ const events = (executionId: string) => database.db.select().from(usageEvents).w
 describe("sweepExpiredReservations", () => {
   it("releases an expired reservation and records the execution honestly", async () => {
     const a = await seedAccount(database.db, { credits: "10" });
-    const id = await reserve(a.accountId, "3", -60_000);
+    const id = await reserve(a.accountId, "3", -60_000, undefined, "mcp");
     expect(Number((await balance(a.accountId)).reservedCredits)).toBe(3);
     // Before the sweep, audit verify names the reservation left behind (and nothing else).
     const before = await verifyLedger(database.db, { accountId: a.accountId, graceSeconds: 30 });
@@ -54,6 +54,8 @@ describe("sweepExpiredReservations", () => {
     expect(recorded).toHaveLength(1);
     expect(recorded[0]).toMatchObject({
       eventType: "tool_execute",
+      // An MCP Call released by the sweeper is still counted as MCP (spend by channel).
+      channel: "mcp",
       toolId: TOOL,
       success: false,
       chargeOutcome: "failed_not_charged",

@@ -31,7 +31,7 @@ export async function sweepExpiredReservations(db: Db, batchSize = 100): Promise
        WHERE e.id IN (SELECT id FROM executions
                        WHERE id IN (SELECT id FROM due) AND status = 'reserved' AND (SELECT count(*) FROM locked) >= 0
                        FOR UPDATE SKIP LOCKED)
-   RETURNING e.id, e.account_id, e.api_key_id, e.tool_id, e.search_id, e.session_id, e.model, e.run_id, e.oauth_client_id,
+   RETURNING e.id, e.account_id, e.api_key_id, e.tool_id, e.search_id, e.session_id, e.model, e.run_id, e.oauth_client_id, e.channel,
              e.reserved_credits, e.delegation_jti, e.parameters, e.created_at, e.budget_ids
     ), per_budget AS (
       SELECT bid, sum(reserved_credits) AS total FROM ex CROSS JOIN unnest(ex.budget_ids) AS bid GROUP BY bid
@@ -67,7 +67,7 @@ export async function sweepExpiredReservations(db: Db, batchSize = 100): Promise
              jsonb_build_object('outcome', 'transport_error', 'reason_code', 'transport.execution_failed',
                                 'charge_outcome', 'failed_not_charged', 'cache_hit', false) AS execution_outcome,
              'transport_error' AS outcome, 'Not charged: reservation released' AS billing_summary, ex.tool_id AS display_target,
-             jsonb_build_object('tool_id', ex.tool_id, 'parameters', ex.parameters) AS request_payload, false AS cache_hit, ex.model, ex.run_id, ex.oauth_client_id
+             jsonb_build_object('tool_id', ex.tool_id, 'parameters', ex.parameters) AS request_payload, false AS cache_hit, ex.model, ex.run_id, ex.oauth_client_id, ex.channel
         FROM ex LEFT JOIN tools t ON t.id = ex.tool_id
     ), ev AS (
       INSERT INTO usage_events (id, account_id, api_key_id, event_type, source_system, source_ref_type, source_ref_id,
@@ -75,14 +75,14 @@ export async function sweepExpiredReservations(db: Db, batchSize = 100): Promise
                                 reason_code, error_message, duration_ms, billing_snapshot_status, billing_rule_snapshot, pre_settlement_bill,
                                 settlement_result, pre_settlement_amount_credits, settled_amount_credits, actual_amount_credits,
                                 requested_amount_credits, execution_outcome, outcome, billing_summary, display_target, request_payload,
-                                cache_hit, model, run_id, oauth_client_id)
+                                cache_hit, model, run_id, oauth_client_id, channel)
       SELECT f.id, f.account_id, f.api_key_id, f.event_type, 'tollgate', f.source_ref_type, ${sql.raw(compactSourceRefIdText("f"))},
              f.session_id, f.search_id, f.execution_id, f.tool_id, false, false, f.charge_outcome,
              f.reason_code, 'The call did not complete; its credit reservation was released', f.duration_ms, f.billing_snapshot_status,
              f.billing_rule_snapshot, ${sql.raw(compactJsonText("pre_settlement_bill", "f"))}, ${sql.raw(compactJsonText("settlement_result", "f"))},
              f.pre_settlement_amount_credits, f.settled_amount_credits, f.settled_amount_credits, f.requested_amount_credits,
              ${sql.raw(compactJsonText("execution_outcome", "f"))}, f.outcome, f.billing_summary, f.display_target,
-             ${sql.raw(compactJsonText("request_payload", "f"))}, f.cache_hit, f.model, f.run_id, f.oauth_client_id
+             ${sql.raw(compactJsonText("request_payload", "f"))}, f.cache_hit, f.model, f.run_id, f.oauth_client_id, f.channel
         FROM full_event f
     )
     SELECT count(*)::int AS released FROM ex`);

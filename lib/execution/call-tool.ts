@@ -148,6 +148,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
     model,
     runId: caller.delegation?.runId ?? null,
     oauthClientId: caller.delegation?.clientId ?? null,
+    channel: caller.channel ?? "api",
     status: "settled" as const,
     parameters: req.parameters,
     success: false,

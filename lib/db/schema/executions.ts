@@ -2,6 +2,7 @@ import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from
 import { sql } from "drizzle-orm";
 import { accounts } from "./accounts";
 import { createdAt, credits, tsz } from "./columns";
+import { usageChannels } from "./usage-events";
 
 export const executionStatuses = ["reserved", "settled", "released"] as const;
 
@@ -24,6 +25,8 @@ export const executions = pgTable(
     runId: text("run_id"),
     /** The OAuth client a delegation token was issued to (spend attribution). */
     oauthClientId: text("oauth_client_id"),
+    /** How the Call arrived (REST or MCP): the sweeper's record of a released Call keeps it. */
+    channel: text("channel", { enum: usageChannels }).notNull().default("api"),
     status: text("status", { enum: executionStatuses }).notNull(),
     reservedCredits: credits("reserved_credits").notNull().default("0"),
     reservationExpiresAt: tsz("reservation_expires_at"),

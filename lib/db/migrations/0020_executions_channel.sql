@@ -1,0 +1,1 @@
+ALTER TABLE "executions" ADD COLUMN "channel" text DEFAULT 'api' NOT NULL;
