@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import type { Page } from "@playwright/test";
-import { adminCommand, canSeed, seedUser, type SeededUser } from "./admin";
+import { adminCommand, seedUser, type SeededUser } from "./admin";
 import { expect, signIn, test, screenshotBoth } from "./fixtures";
 
 /**
@@ -9,7 +9,6 @@ import { expect, signIn, test, screenshotBoth } from "./fixtures";
  * the breakdown API groups them; a group opens Usage filtered to it, the agent run opens its own
  * page, and the Keys page shows each key's spend this period next to its budget.
  */
-test.skip(!canSeed(), "needs the server's admin channel to seed its own account");
 test.describe.configure({ mode: "serial" });
 
 const COMPOUND = "builtin.finance.compound_interest"; // 1 credit
