@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { type SQL, sql } from "drizzle-orm";
+import { creditKinds, ledgerKindAmount } from "./ledger-kinds";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import type { LedgerEntryType } from "../db/schema";
@@ -17,7 +18,6 @@ import { SEAL_MARGIN, resolveTimeZone } from "./time-window";
  * Amounts are exact decimal strings here and in the stored body; JSON numbers only in responses.
  */
 
-export const creditKinds = ["paid", "bonus", "reward"] as const satisfies readonly CreditKind[];
 
 export interface KindAmounts {
   paid: string;
@@ -294,10 +294,8 @@ export async function listCreditStatements(db: Db, accountId: string, input: { t
   return { time_zone: tz, items: items.reverse() };
 }
 
-/** The amount of a ledger row that belongs to one kind: all of it to its `credit_kind`, else minus its `credit_split` share. */
-const kindAmount = (k: CreditKind): SQL => sql`
-  CASE WHEN l.ledger_metadata ? 'credit_kind' THEN CASE WHEN l.ledger_metadata->>'credit_kind' = ${k} THEN l.amount_credits ELSE 0 END
-       ELSE -coalesce((l.ledger_metadata->'credit_split'->>${k})::numeric, 0) END`;
+/** The amount of a ledger row (alias `l`) that belongs to one kind. */
+const kindAmount = (k: CreditKind): SQL => ledgerKindAmount(k, "l");
 
 const TOOL_ROWS = sql`l.entry_type IN ('consume_tool_execute', 'refund_tool_execute')`;
 

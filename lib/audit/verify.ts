@@ -4,6 +4,7 @@
 // loaded into memory but the violations). Every concurrency and fault test ends by running it.
 // Balances below zero are not a check here: the credit_balances CHECK constraints refuse them.
 import { activityContent, chainedHash } from "../accounts/activity";
+import { creditKinds, ledgerKindAmount } from "./ledger-kinds";
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
@@ -50,11 +51,7 @@ const ledgerSums = (account: Scope) => sql`
   SELECT account_id,
          sum(amount_credits) AS total,
          ${sql.join(
-           (["paid", "bonus", "reward"] as const).map(
-             (k) => sql`sum(CASE WHEN ledger_metadata ? 'credit_kind'
-                                 THEN CASE WHEN ledger_metadata->>'credit_kind' = ${k} THEN amount_credits ELSE 0 END
-                                 ELSE -coalesce((ledger_metadata->'credit_split'->>${k})::numeric, 0) END) AS ${sql.raw(k)}`,
-           ),
+           creditKinds.map((k) => sql`sum(${ledgerKindAmount(k)}) AS ${sql.raw(k)}`),
            sql`, `,
          )}
     FROM credits_ledger WHERE ${account()} GROUP BY account_id`;
