@@ -7,7 +7,7 @@ import { analytic } from "./analytic";
 import { type BoundedWindow, isBounded, rawRows, sealedHours, sealedPlan, type SealedPlan } from "./buckets";
 import { ensureSealed } from "./seal";
 import { type WindowRequest, inWindow, rawRemainder, resolveWindow, sealedSpan } from "./time-window";
-import { type UsageFilters, and, attributionConditions, usageKinds } from "./usage-filters";
+import { type UsageFilters, and, attributionConditions, outcomeConditions } from "./usage-filters";
 
 /**
  * Spend attribution (GET /auth/usage/breakdown): usage events and their credits grouped by who and
@@ -83,18 +83,9 @@ const MAX_BUCKETS = 10_000;
 const UNIT_MS: Record<BreakdownBucket, number> = { hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000, month: 28 * 86_400_000 };
 const DAY = 86_400_000;
 
-/** Conditions on the spend dimensions, over rows (alias `t`) of the rollup or the events. */
+/** Conditions on the spend dimensions, over rows (alias `t`) of the spend rollup or the events. */
 function spendConditions(f: BreakdownFilters, t: string): SQL[] {
-  const col = (name: string) => sql.raw(`${t}.${name}`);
-  const out: SQL[] = [];
-  if (f.eventType) out.push(sql`${col("event_type")} = ${f.eventType}`);
-  if (f.kind) out.push(sql`${col("event_type")} IN (${sql.join(usageKinds[f.kind].map((k) => sql`${k}`), sql`, `)})`);
-  if (f.success !== undefined) out.push(sql`${col("success")} = ${f.success}`);
-  if (f.chargeOutcome) out.push(sql`${col("charge_outcome")} = ${f.chargeOutcome}`);
-  if (f.channel) out.push(sql`${col("channel")} = ${f.channel}`);
-  if (f.apiKeyId) out.push(sql`${col("api_key_id")} = ${f.apiKeyId}::uuid`);
-  out.push(...attributionConditions(f, t));
-  return out;
+  return [...outcomeConditions(f, t), ...(f.channel ? [sql`${sql.raw(`${t}.channel`)} = ${f.channel}`] : []), ...attributionConditions(f, t)];
 }
 
 /**
@@ -112,10 +103,9 @@ export function spendRollupConditions(f: UsageFilters, t: string): SQL[] | null 
 export async function usageBreakdown(db: Db, accountId: string, input: BreakdownInput): Promise<Breakdown> {
   const groupBy = [...new Set(input.groupBy)];
   if (groupBy.length < 1 || groupBy.length > 2) throw invalidInput("group_by takes one or two of: " + breakdownDimensions.join(", "));
-  const resolved = await resolveWindow(db, accountId, { ...input, defaultLast24h: false });
-  // Without dates: the last 30 days up to now.
-  const w = isBounded(resolved) ? resolved : await resolveWindow(db, accountId, { ...input, ...defaultDates(input, resolved) });
-  if (!isBounded(w)) throw invalidInput("Give both start_date and end_date, or neither (the last 30 days)");
+  // Without dates: the last 30 days up to now (a missing end is now, a missing start 30 days before the end).
+  const w = await resolveWindow(db, accountId, { ...input, defaultLastDays: 30 });
+  if (!isBounded(w)) throw new Error("resolveWindow left a default window open");
   const bucket = input.bucket ?? null;
   if (bucket) {
     const count = Math.ceil((w.endDate.getTime() - w.startDate.getTime()) / UNIT_MS[bucket]) + 1;
@@ -237,12 +227,6 @@ function measuresOf(r: ResultRow | undefined): Measures {
   };
 }
 
-/** A missing end is now; a missing start, 30 days before the end (or before now). */
-function defaultDates(input: WindowRequest, w: { now: Date; endDate: Date | null }): { startDate: string; endDate: string } {
-  const end = w.endDate ?? w.now;
-  return { startDate: input.startDate ?? new Date(end.getTime() - 30 * DAY).toISOString(), endDate: input.endDate ?? w.now.toISOString() };
-}
-
 /**
  * The rows to group (alias-free columns: b, event_type… as PART_COLUMNS, n, pre, settled,
  * refunded): sealed rollup rows, raw events for the rest of the window, and refund rows.
@@ -256,9 +240,7 @@ async function spendParts(db: Db, accountId: string, w: BoundedWindow, bucket: B
     const span = sealedSpan(w);
     plan = span ? { span: { lo: span.lo ?? w.startDate, hi: span.hi }, cut: [] } : null;
   } else {
-    plan = await sealedPlan(db, accountId, w, bucket === "month" ? "week" : bucket!);
-    // sealedPlan finds hours cut by week boundaries; month boundaries are checked here instead.
-    if (plan && bucket === "month" && w.tz !== "UTC") plan = await monthPlan(db, w, plan);
+    plan = await sealedPlan(db, accountId, w, bucket!);
   }
   const rollupWhere = and(spendConditions(f, "r"));
   const rollup = (table: "usage_spend_hourly" | "usage_spend_daily", at: string, where: SQL) =>
@@ -297,17 +279,6 @@ async function spendParts(db: Db, accountId: string, w: BoundedWindow, bucket: B
      WHERE l.account_id = ${accountId} AND l.entry_type = 'refund_tool_execute' AND ${inWindow(sql.raw("l.created_at"), w.start, w.end)}
        AND ${and(spendConditions(f, "e"))}`;
   return sql.join([...sealedParts, events, refunds], sql` UNION ALL `);
-}
-
-/** For month buckets in a zone other than UTC: the sealed hours a local month boundary cuts (none in whole-hour zones). */
-async function monthPlan(db: Db, w: BoundedWindow, plan: SealedPlan): Promise<SealedPlan | null> {
-  const cut = rows<{ h: string }>(
-    await db.execute(sql`
-      SELECT to_char(h AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS h
-        FROM generate_series(${plan.span.lo.toISOString()}::timestamptz, ${plan.span.hi.toISOString()}::timestamptz - interval '1 hour', interval '1 hour') h
-       WHERE date_trunc('month', h AT TIME ZONE ${w.tz}) <> date_trunc('month', (h + interval '1 hour' - interval '1 microsecond') AT TIME ZONE ${w.tz})`),
-  ).map((r) => new Date(r.h));
-  return { span: plan.span, cut };
 }
 
 /** Names of the keys shown: tools, providers, API keys and OAuth clients by id; the other dimensions are their own label. */

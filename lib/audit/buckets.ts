@@ -53,7 +53,7 @@ export interface SealedPlan {
  * hours a bucket boundary cuts in two (only in zones whose offset is not a whole number of hours,
  * e.g. +05:30 with day buckets: one hour per day). Null when the rollups cannot serve it.
  */
-export async function sealedPlan(db: Db, accountId: string, w: BoundedWindow, bucket: Bucket): Promise<SealedPlan | null> {
+export async function sealedPlan(db: Db, accountId: string, w: BoundedWindow, bucket: Bucket | "month"): Promise<SealedPlan | null> {
   await ensureSealed(db, accountId, w);
   const sealed = sealedSpan(w);
   if (!sealed) return null;

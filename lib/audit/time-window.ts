@@ -109,6 +109,8 @@ export interface WindowRequest {
   tz?: string;
   /** For summaries: a missing start or end makes a 24-hour window (ending now without dates). */
   defaultLast24h?: boolean;
+  /** The same with a window of this many days (the spend breakdown's 30). */
+  defaultLastDays?: number;
 }
 
 const ISO_US = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
@@ -120,9 +122,10 @@ export async function resolveWindow(db: Db, accountId: string, req: WindowReques
   const end = parseDateParam("end_date", req.endDate);
   let s: SQL = start ? boundSql(start, "start", tz) : sql`null::timestamptz`;
   let e: SQL = end ? boundSql(end, "end", tz) : sql`null::timestamptz`;
-  if (req.defaultLast24h) {
+  const span = req.defaultLastDays !== undefined ? `${Math.trunc(req.defaultLastDays)} days` : req.defaultLast24h ? "24 hours" : null;
+  if (span) {
     if (!end) e = sql`now()`;
-    if (!start) s = sql`(${e}) - interval '24 hours'`;
+    if (!start) s = sql`(${e}) - interval '${sql.raw(span)}'`;
   }
   let result;
   try {

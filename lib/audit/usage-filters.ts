@@ -84,17 +84,13 @@ export const anomaliesOf = sql.raw(`array_remove(ARRAY[
 export function usageConditions(f: UsageFilters, target: "events" | "rollup"): SQL[] | null {
   const t = target === "events" ? "e" : "r";
   const col = (name: string) => sql.raw(`${t}.${name}`);
-  const out: SQL[] = [];
-  if (f.eventType) out.push(sql`${col("event_type")} = ${f.eventType}`);
-  if (f.kind) out.push(sql`${col("event_type")} IN (${sql.join(usageKinds[f.kind].map((k) => sql`${k}`), sql`, `)})`);
-  if (f.success !== undefined) out.push(sql`${col("success")} = ${f.success}`);
+  const out: SQL[] = outcomeConditions(f, t);
   if (f.billableSuccess !== undefined) out.push(sql`${col("billable_success")} = ${f.billableSuccess}`);
   if (f.outcome !== undefined) out.push(sql`${col("outcome")} = ${f.outcome}`);
   if (f.reasonCode !== undefined) out.push(sql`${col("reason_code")} = ${f.reasonCode}`);
   if (f.hasExecutionOutcome !== undefined) {
     out.push(target === "events" ? sql.raw(`e.execution_outcome IS ${f.hasExecutionOutcome ? "NOT " : ""}NULL`) : sql`r.has_execution_outcome = ${f.hasExecutionOutcome}`);
   }
-  if (f.chargeOutcome) out.push(sql`${col("charge_outcome")} = ${f.chargeOutcome}`);
   switch (f.anomaly) {
     case undefined:
       break;
@@ -115,7 +111,6 @@ export function usageConditions(f: UsageFilters, target: "events" | "rollup"): S
       }
       break;
   }
-  if (f.apiKeyId) out.push(sql`${col("api_key_id")} = ${f.apiKeyId}::uuid`);
   if (f.toolId !== undefined || f.providerId !== undefined || f.oauthClientId !== undefined || f.model !== undefined || f.runId !== undefined) {
     // The summary's hourly rollup has no attribution dimensions (the spend rollup has: lib/audit/breakdown.ts).
     if (target === "rollup") return null;
@@ -130,6 +125,21 @@ export function usageConditions(f: UsageFilters, target: "events" | "rollup"): S
     if (f.minCredits !== undefined) out.push(sql`e.actual_amount_credits >= ${f.minCredits}::numeric`);
     if (f.maxCredits !== undefined) out.push(sql`e.actual_amount_credits <= ${f.maxCredits}::numeric`);
   }
+  return out;
+}
+
+/**
+ * The filters every usage table answers — events, the summary's rollups and the spend rollups
+ * (alias `t`): event type, kind, success, charge outcome and API key.
+ */
+export function outcomeConditions(f: UsageFilters, t: string): SQL[] {
+  const col = (name: string) => sql.raw(`${t}.${name}`);
+  const out: SQL[] = [];
+  if (f.eventType) out.push(sql`${col("event_type")} = ${f.eventType}`);
+  if (f.kind) out.push(sql`${col("event_type")} IN (${sql.join(usageKinds[f.kind].map((k) => sql`${k}`), sql`, `)})`);
+  if (f.success !== undefined) out.push(sql`${col("success")} = ${f.success}`);
+  if (f.chargeOutcome) out.push(sql`${col("charge_outcome")} = ${f.chargeOutcome}`);
+  if (f.apiKeyId) out.push(sql`${col("api_key_id")} = ${f.apiKeyId}::uuid`);
   return out;
 }
 

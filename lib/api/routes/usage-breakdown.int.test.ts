@@ -145,6 +145,10 @@ describe("GET /auth/usage/breakdown", () => {
         expect(credits).toBeCloseTo(sb.settled_credits, 6);
       });
     }
+    // Month buckets in a half-hour zone (hours a local month boundary cuts are read raw) add up to the same totals.
+    const monthly = (await api(`/auth/usage/breakdown?start_date=${start.toISOString()}&end_date=${end.toISOString()}&tz=Asia/Kolkata&group_by=channel&bucket=month`)).body.data;
+    const inBuckets = monthly.groups.flatMap((g: { buckets: { calls: number }[] }) => g.buckets.map((b) => b.calls)).reduce((a: number, n: number) => a + n, 0);
+    expect(inBuckets).toBe(monthly.totals.calls);
     // The reads sealed the past days: the sealed part came from the spend rollups.
     const sealed = rows<{ n: number }>(await database.db.execute(sql`SELECT count(*)::int AS n FROM usage_spend_daily WHERE account_id = ${acct.accountId}`))[0];
     expect(sealed.n).toBeGreaterThan(0);
