@@ -78,3 +78,8 @@ export async function recordActivity(db: Db, accountId: string, actor: Actor, in
     return { id, seq: Number(rows<{ seq: number | string }>(result)[0].seq) };
   });
 }
+
+/** The same entry in each of several accounts (what concerns a user concerns every account they belong to). */
+export async function recordInAccounts(db: Db, accountIds: readonly string[], actor: Actor, input: ActivityInput): Promise<void> {
+  for (const accountId of accountIds) await recordActivity(db, accountId, actor, input);
+}

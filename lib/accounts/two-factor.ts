@@ -19,7 +19,7 @@ import {
   totpQrSvg,
   totpUri,
 } from "../auth/totp";
-import { type Actor, type ActivityInput, recordActivity } from "./activity";
+import { type Actor, type ActivityInput, recordActivity, recordInAccounts } from "./activity";
 import { listMemberships } from "./members";
 
 /**
@@ -101,7 +101,7 @@ export async function resetCodeThrottle(userId: string): Promise<void> {
 }
 
 async function logInEveryAccount(db: Db, userId: string, actor: Actor, input: ActivityInput): Promise<void> {
-  for (const m of await listMemberships(db, userId)) await recordActivity(db, m.accountId, actor, input);
+  await recordInAccounts(db, (await listMemberships(db, userId)).map((m) => m.accountId), actor, input);
 }
 
 /**

@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { getDatabase } from "../db";
 import { users } from "../db/schema/users";
 import { listMemberships, touchSignIn } from "../accounts/members";
-import { recordActivity } from "../accounts/activity";
+import { recordActivity, recordInAccounts } from "../accounts/activity";
 import { hasTwoFactor, useSecondFactor } from "../accounts/two-factor";
 import type { Db } from "../db/types";
 import { verifyPassword } from "../auth/passwords";
@@ -37,11 +37,12 @@ export async function authorizeCredentials(
   const valid = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
   const userAgent = typeof req.headers?.["user-agent"] === "string" ? req.headers["user-agent"] : null;
   const memberships = user ? await listMemberships(db, user.id) : [];
+  const accountIds = memberships.map((m) => m.accountId);
   const actor = { type: "user" as const, id: user?.id ?? null, label: email, ipAddress: address, userAgent };
   // A wrong password needs no call: the attempt `begin` took already counts as a failure. Each
   // account the user belongs to sees the failure in its activity log.
   if (!user || !valid) {
-    for (const m of memberships) await recordActivity(db, m.accountId, actor, { action: "user.sign_in_failed", objectType: "user", objectId: m.userId, after: { reason: "wrong password" } });
+    await recordInAccounts(db, accountIds, actor, { action: "user.sign_in_failed", objectType: "user", objectId: user?.id ?? null, after: { reason: "wrong password" } });
     return null;
   }
   // The account the user last signed in to (a user removed from every account cannot sign in).
@@ -58,7 +59,7 @@ export async function authorizeCredentials(
     }
     const check = await db.transaction((tx) => useSecondFactor(tx as unknown as Db, { userId: user.id, code }));
     if (!check.ok) {
-      for (const m of memberships) await recordActivity(db, m.accountId, actor, { action: "user.sign_in_failed", objectType: "user", objectId: m.userId, after: { reason: `second factor: ${check.reason}` } });
+      await recordInAccounts(db, accountIds, actor, { action: "user.sign_in_failed", objectType: "user", objectId: user.id, after: { reason: `second factor: ${check.reason}` } });
       throw new Error(TWO_FACTOR_INVALID);
     }
     secondFactor = check.method;
