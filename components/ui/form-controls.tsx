@@ -34,3 +34,7 @@ export function FieldLabel({ htmlFor, children, hint }: { htmlFor: string; child
     </label>
   );
 }
+
+/** The larger text field of the standalone sign-in pages (login, invitation), under a full-size label. */
+export const authInputClass =
+  "mt-1.5 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-xs placeholder:text-zinc-400 focus:border-indigo-500 focus:outline-2 focus:outline-offset-0 focus:outline-indigo-500/30";

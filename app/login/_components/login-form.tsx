@@ -8,6 +8,7 @@ import { TWO_FACTOR_REQUIRED, isTwoFactorStep, loginErrorMessage } from "@/lib/d
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { Card } from "@/components/ui/card";
 import { AlertIcon } from "@/components/ui/icons";
+import { authInputClass } from "@/components/ui/form-controls";
 
 interface LoginFormProps {
   callbackPath: string;
@@ -16,8 +17,6 @@ interface LoginFormProps {
   demo: { email: string; password: string } | null;
 }
 
-const inputClass =
-  "mt-1.5 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-xs placeholder:text-zinc-400 focus:border-indigo-500 focus:outline-2 focus:outline-offset-0 focus:outline-indigo-500/30";
 
 export function LoginForm({ callbackPath, initialError, demo }: LoginFormProps) {
   const { t, locale } = useI18n();
@@ -91,7 +90,7 @@ export function LoginForm({ callbackPath, initialError, demo }: LoginFormProps) 
                 maxLength={40}
                 value={code}
                 onChange={(event) => setCode(event.target.value)}
-                className={`${inputClass} font-mono tracking-widest`}
+                className={`${authInputClass} font-mono tracking-widest`}
               />
             </div>
           ) : (
@@ -109,7 +108,7 @@ export function LoginForm({ callbackPath, initialError, demo }: LoginFormProps) 
                   autoFocus
                   value={email}
                   onChange={(event) => setEmail(event.target.value)}
-                  className={inputClass}
+                  className={authInputClass}
                 />
               </div>
               <div>
@@ -124,7 +123,7 @@ export function LoginForm({ callbackPath, initialError, demo }: LoginFormProps) 
                   required
                   value={password}
                   onChange={(event) => setPassword(event.target.value)}
-                  className={inputClass}
+                  className={authInputClass}
                 />
               </div>
             </>

@@ -7,9 +7,8 @@ import { AlertIcon } from "@/components/ui/icons";
 import { formatWait } from "@/lib/dashboard/format";
 import type { MessageKey } from "@/lib/dashboard/i18n";
 import { acceptInvitationAction, type AcceptResult } from "../actions";
+import { authInputClass } from "@/components/ui/form-controls";
 
-const inputClass =
-  "mt-1.5 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-xs placeholder:text-zinc-400 focus:border-indigo-500 focus:outline-2 focus:outline-offset-0 focus:outline-indigo-500/30";
 
 const MIN_PASSWORD = 8;
 
@@ -82,7 +81,7 @@ export function AcceptForm({ token, email, existingUser }: { token: string; emai
           autoComplete={existingUser ? "current-password" : "new-password"}
           value={password}
           onChange={(e) => setPassword(e.target.value)}
-          className={inputClass}
+          className={authInputClass}
         />
         {!existingUser && <p className="mt-1 text-xs text-zinc-500">{t("invite.passwordHint", { min: MIN_PASSWORD })}</p>}
       </div>
@@ -91,7 +90,7 @@ export function AcceptForm({ token, email, existingUser }: { token: string; emai
           <label htmlFor="invite-confirm" className="block text-sm font-medium text-zinc-700">
             {t("invite.confirmPassword")}
           </label>
-          <input id="invite-confirm" type="password" required autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} className={inputClass} />
+          <input id="invite-confirm" type="password" required autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} className={authInputClass} />
         </div>
       )}
       <button
