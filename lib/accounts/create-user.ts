@@ -26,13 +26,3 @@ export async function createUser(db: Db, input: { accountId: string; email: stri
   });
   return { user_id: id };
 }
-
-/** The user's row: its home account (the one it was created in) and role there; memberships decide access (`getMembership`). */
-export async function getUserById(db: Db, id: string) {
-  const rows = await db
-    .select({ id: users.id, accountId: users.accountId, email: users.email, role: users.role })
-    .from(users)
-    .where(eq(users.id, id));
-  if (rows.length === 0) throw notFound(`User ${id} not found`);
-  return rows[0];
-}

@@ -120,6 +120,12 @@ describe(`admin CLI (${testDbKind()})`, () => {
     expect(t.json).toMatchObject({ token_type: "Bearer", expires_in: 120 });
     const claims = await verifyAccessToken(database.db, t.json.access_token as string);
     expect(claims).toMatchObject({ sub: userId, acct: accountId, role: "member" });
+    // A token is for an account the user belongs to, with the membership's role; another account is refused.
+    const named = await cli({ ...env, PUBLIC_URL: process.env.PUBLIC_URL! }, "tokens", "issue", "--user", userId, "--account", accountId);
+    expect(named.code).toBe(0);
+    const elsewhere = await cli({ ...env, PUBLIC_URL: process.env.PUBLIC_URL! }, "tokens", "issue", "--user", userId, "--account", "acc_not_theirs");
+    expect(elsewhere.code).not.toBe(0);
+    expect(elsewhere.stderr).toMatch(/not a member of account acc_not_theirs/);
   });
 
   it("clients create stores a confidential client's secret only as a hash", async () => {

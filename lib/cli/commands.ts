@@ -3,7 +3,9 @@ import { parseArgs } from "node:util";
 import type { Db } from "../db/types";
 import { createAccount } from "../accounts/create-account";
 import { setAccountDisabled } from "../accounts/disable-account";
-import { createUser, getUserById } from "../accounts/create-user";
+import { createUser } from "../accounts/create-user";
+import { notFound } from "../errors";
+import { listMemberships } from "../accounts/members";
 import { createApiKey, listApiKeys, revokeApiKey } from "../auth/api-keys";
 import { DEFAULT_SCOPE, issueAccessToken } from "../auth/jwt";
 import { createSigningKey } from "../auth/signing-keys";
@@ -96,19 +98,24 @@ const coreCommands: Record<string, CommandSpec> = {
       }),
   },
   "tokens issue": {
-    usage: `tokens issue --user ID [--ttl SECONDS] [--scope "SCOPE ..."] (scopes: ${ALL_SCOPES.join(" ")}; default all)`,
-    options: { user: { type: "string" }, ttl: { type: "string" }, scope: { type: "string" } },
+    usage: `tokens issue --user ID [--account ID] [--ttl SECONDS] [--scope "SCOPE ..."] (scopes: ${ALL_SCOPES.join(" ")}; default all; account: the user's last used)`,
+    options: { user: { type: "string" }, account: { type: "string" }, ttl: { type: "string" }, scope: { type: "string" } },
     run: async (db, v) => {
       const ttl = Number(optStr(v, "ttl") ?? "3600");
       if (!Number.isInteger(ttl) || ttl < 1 || ttl > 30 * 86400) throw new UsageError("--ttl must be an integer between 1 and 2592000");
       const scope = optStr(v, "scope");
       const unknown = scope === undefined ? [] : scope.split(" ").filter((s) => s && !isScope(s));
       if (scope !== undefined && (unknown.length > 0 || !scope.trim())) throw new UsageError(`--scope takes space-separated scopes among ${ALL_SCOPES.join(" ")}${unknown.length ? ` (unknown: ${unknown.join(", ")})` : ""}`);
-      const user = await getUserById(db, str(v, "user"));
+      // The token is for one of the user's accounts, with the role the membership gives there.
+      const userId = str(v, "user");
+      const account = optStr(v, "account");
+      const memberships = await listMemberships(db, userId);
+      const member = account === undefined ? memberships[0] : memberships.find((m) => m.accountId === account);
+      if (!member) throw notFound(account === undefined ? `User ${userId} not found, or a member of no account` : `User ${userId} is not a member of account ${account}`);
       const token = await issueAccessToken(db, {
-        userId: user.id,
-        accountId: user.accountId,
-        role: user.role,
+        userId: member.userId,
+        accountId: member.accountId,
+        role: member.role,
         scope: scope === undefined ? DEFAULT_SCOPE : formatScope([...new Set(scope.split(" ").filter(Boolean))]),
         ttlSeconds: ttl,
       });
