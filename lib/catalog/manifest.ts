@@ -136,26 +136,90 @@ const HttpStyleSchema = z.strictObject({ style: z.enum(httpStyles), explode: z.b
 export type HttpStyle = z.infer<typeof HttpStyleSchema>;
 
 /**
- * An HTTP request mapping. `path` is appended to the provider's `base_url` and may hold
- * `{param}` placeholders (URL-encoded); `query` lists parameters sent in the query string and
- * `headers` those sent as headers; with `body: "json"` (default for POST/PUT/PATCH) the remaining
+ * How a request body is encoded: `json`; `form` (application/x-www-form-urlencoded, each field
+ * serialized by its `encoding` style, default form exploded); `multipart` (multipart/form-data,
+ * one part per field, `files` fields carrying bytes); `raw` (the `body_param` value as it is, a
+ * string, or bytes decoded from base64 / a `data:` URI for a binary media type); `none`.
+ */
+export const httpBodyKinds = ["json", "form", "multipart", "raw", "none"] as const;
+export type HttpBodyKind = (typeof httpBodyKinds)[number];
+
+/** One media type an operation's body may be sent as. */
+const HttpBodyTypeSchema = z.strictObject({
+  /** The Content-Type sent (`application/json`, `application/x-www-form-urlencoded`, `text/plain`...). */
+  media_type: z.string().min(1),
+  kind: z.enum(httpBodyKinds),
+});
+
+/**
+ * Per-field encoding of a form or multipart body (OpenAPI's Encoding Object): `style`/`explode`
+ * for form fields (deepObject for `a[b]=c`), `content_type` for a multipart part.
+ */
+const HttpEncodingSchema = z.strictObject({
+  style: z.enum(httpStyles).optional(),
+  explode: z.boolean().optional(),
+  content_type: z.string().min(1).optional(),
+});
+export type HttpEncoding = z.infer<typeof HttpEncodingSchema>;
+
+/**
+ * A credential a request sends, resolved from a security scheme at import: `bearer`, `basic`,
+ * an API key in a `header`, the `query` or a `cookie`. `env` names the variable holding the secret;
+ * a scheme imported without one sends nothing.
+ */
+export const HttpCredentialSchema = z.strictObject({
+  /** The security scheme's name in the document (messages name it). */
+  scheme: z.string().min(1),
+  type: z.enum(["bearer", "basic", "header", "query", "cookie"]),
+  /** Header, query parameter or cookie name for apiKey schemes. */
+  name: z.string().min(1).optional(),
+  env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name").optional(),
+});
+export type HttpCredential = z.infer<typeof HttpCredentialSchema>;
+
+/**
+ * An HTTP request mapping. `path` is appended to the provider's `base_url` (or the operation's own
+ * `base_url`) and may hold `{param}` placeholders (URL-encoded); `query`, `headers` and `cookies`
+ * list parameters sent there; with `body: "json"` (default for POST/PUT/PATCH) the remaining
  * parameters form a JSON body (or `body_param`'s value is the whole body), with `"none"` (default
- * for GET/DELETE) they are not sent. `result_path` is a dotted path into the response JSON whose
- * value becomes `result.data` (whole body when absent).
+ * for GET/DELETE) they are not sent; `form`, `multipart` and `raw` are the other encodings. Where an
+ * operation takes several media types (`body_types`, the first the default), the parameter
+ * `content_type_param` names the one a Call sends. `result_path` is a dotted path into the response
+ * JSON whose value becomes `result.data` (whole body when absent).
  */
 export const HttpExecutionSchema = z.strictObject({
   method: z.enum(httpMethods),
   path: z.string().startsWith("/", "must start with /"),
+  /** The operation's own server (OpenAPI `servers` of the operation or its path), variables filled in. */
+  base_url: z.url({ protocol: /^https?$/ }).optional(),
   query: z.array(z.string()).optional(),
   /** Parameters sent as request headers. */
   headers: z.array(z.string()).optional(),
-  body: z.enum(["json", "none"]).optional(),
-  /** The parameter whose value is the whole JSON body (a body that is not an object of named fields). */
+  /** Parameters sent as cookies. */
+  cookies: z.array(z.string()).optional(),
+  body: z.enum(httpBodyKinds).optional(),
+  /** The media types the body may be sent as, the default first; absent: `application/json` for a JSON body. */
+  body_types: z.array(HttpBodyTypeSchema).min(1).optional(),
+  /** The parameter by which a Call picks one of `body_types` (its value is a media type); absent: the first. */
+  content_type_param: z.string().min(1).optional(),
+  /** The parameter whose value is the whole body (a body that is not an object of named fields). */
   body_param: z.string().min(1).optional(),
+  /** Form and multipart fields' encodings, by parameter. */
+  encoding: z.record(z.string(), HttpEncodingSchema).optional(),
+  /** Multipart fields (or a raw body) that carry bytes: base64, a `data:` URI, or an https URL where the operator allows it. */
+  files: z.array(z.string()).optional(),
   /** Name on the wire (query key, header, body field) of a parameter named otherwise in the tool. */
   wire_names: z.record(z.string(), z.string().min(1)).optional(),
   /** OpenAPI serialization of array and object values, by parameter (defaults: `simple` in path and headers, `form` exploded in the query). */
   styles: z.record(z.string(), HttpStyleSchema).optional(),
+  /**
+   * The operation's security requirements (OpenAPI `security`): alternatives, each a list of
+   * credentials sent together; `[]` sends none, an empty alternative allows sending none.
+   * Absent: the provider's `auth`.
+   */
+  security: z.array(z.array(HttpCredentialSchema)).optional(),
+  /** 2XX statuses the operation declares without content (`201`, `204`, `2XX`): an empty answer with one is a success. */
+  empty_success: z.array(z.string().regex(/^(2\d\d|2XX)$/)).optional(),
   result_path: z.string().min(1).optional(),
   /** The OpenAPI operationId the tool was imported from (informational: names it in price maps and reports). */
   operation_id: z.string().min(1).optional(),
@@ -315,14 +379,16 @@ export const ProviderManifestSchema = z
         for (const [, name] of http.path.matchAll(placeholderPattern)) {
           if (!names.has(name)) issue(`path placeholder {${name}} is not a parameter`, [...at, "path"]);
         }
-        for (const key of ["query", "headers"] as const) {
+        for (const key of ["query", "headers", "cookies", "files"] as const) {
           for (const name of http[key] ?? []) if (!names.has(name)) issue(`${key} names unknown parameter "${name}"`, [...at, key]);
         }
-        for (const key of ["wire_names", "styles"] as const) {
+        for (const key of ["wire_names", "styles", "encoding"] as const) {
           for (const name of Object.keys(http[key] ?? {})) if (!names.has(name)) issue(`${key} names unknown parameter "${name}"`, [...at, key, name]);
         }
         if (http.body_param !== undefined && !names.has(http.body_param)) issue(`body_param names unknown parameter "${http.body_param}"`, [...at, "body_param"]);
         if (http.body_param !== undefined && http.body === "none") issue("body_param needs a JSON body (body is none)", [...at, "body"]);
+        if (http.content_type_param !== undefined && !names.has(http.content_type_param)) issue(`content_type_param names unknown parameter "${http.content_type_param}"`, [...at, "content_type_param"]);
+        if (http.content_type_param !== undefined && (http.body_types?.length ?? 0) < 2) issue("content_type_param needs two or more body_types to choose from", [...at, "content_type_param"]);
       }
     });
   });
