@@ -50,6 +50,12 @@ const EnvSchema = z.object({
   SMTP_URL: z.string().regex(/^smtps?:\/\//, "SMTP_URL must start with smtp:// or smtps://").optional(),
   /** The From address of Tollgate's mail (default: tollgate@<PUBLIC_URL's host>). */
   MAIL_FROM: z.string().min(3).optional(),
+  /**
+   * "allow": a file parameter of an http tool (multipart part, raw body) may be an https URL, which
+   * a Call fetches through the outbound guard (public addresses only, no redirects, within the
+   * 10 MiB a Call's files may total); "deny" (default): files are sent inline only (base64, data: URI).
+   */
+  OUTBOUND_FILE_URLS: z.enum(["allow", "deny"]).default("deny"),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -91,6 +97,16 @@ export function publicUrl(): string {
 /** A provider's credential, named by its manifest (`auth.env`); never stored in the database. */
 export function providerSecret(name: string): string | undefined {
   return process.env[name];
+}
+
+/**
+ * Whether Calls may fetch file parameters from https URLs, read at each use (not frozen by `env()`)
+ * so that an operator's change and the tests' take effect without a restart of the module.
+ */
+export function outboundFileUrlsAllowed(): boolean {
+  const parsed = EnvSchema.pick({ OUTBOUND_FILE_URLS: true }).safeParse(process.env);
+  if (!parsed.success) throw new Error(`Invalid environment:\n  OUTBOUND_FILE_URLS: ${parsed.error.issues[0]?.message}`);
+  return parsed.data.OUTBOUND_FILE_URLS === "allow";
 }
 
 /** Providers (ids) allowed to reach private and loopback addresses, beside their manifest flag. */

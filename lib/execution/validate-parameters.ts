@@ -1,4 +1,5 @@
-import { parameterIssues } from "../catalog/manifest";
+import { parameterIssues, type HttpExecution } from "../catalog/manifest";
+import { fileValueIssues } from "../providers/http-files";
 import type { ToolRecord } from "../catalog/get-tool";
 import { fetchLiveSchema, liveSchemaToolOf } from "../catalog/live-schema";
 import type { ValidationIssue } from "../errors";
@@ -10,7 +11,7 @@ const MIXED_SCHEMA_HINT = "it may belong to another tool: build parameters from 
  * (empty when valid). Locations are `["body", "parameters", <name>]`.
  */
 export function validateParameters(tool: ToolRecord, parameters: Record<string, unknown>): ValidationIssue[] {
-  return parameterIssues(tool.params, tool.oneOfRequired, parameters).map((issue) => ({
+  const schemaIssues = parameterIssues(tool.params, tool.oneOfRequired, parameters).map((issue) => ({
     type: issue.type ?? "value_error",
     loc: ["body", "parameters", ...issue.path],
     msg: issue.type === "extra_forbidden" ? `${issue.message} for ${tool.id}: ${MIXED_SCHEMA_HINT}` : issue.message,
@@ -18,7 +19,31 @@ export function validateParameters(tool: ToolRecord, parameters: Record<string, 
     // parameters object that lacks it (as pydantic does), so every detail carries an `input`.
     input: issue.path.length && parameters[String(issue.path[0])] !== undefined ? parameters[String(issue.path[0])] : parameters,
   }));
+  return tool.target.transport === "http" ? [...schemaIssues, ...httpBodyIssues(tool.target.execution as unknown as HttpExecution, parameters)] : schemaIssues;
 }
+
+/**
+ * What an http tool's body needs beyond the schema, checked without sending anything: file values
+ * decode (base64, a `data:` URI) within the Call's size limit, or are https URLs the operator lets
+ * Calls fetch (not fetched here); the content-type parameter names one of the body types.
+ */
+function httpBodyIssues(mapping: HttpExecution, parameters: Record<string, unknown>): ValidationIssue[] {
+  const issues: ValidationIssue[] = fileValueIssues(mapping.files ?? [], parameters).map((f) => ({
+    type: f.type,
+    loc: ["body", "parameters", ...f.path],
+    msg: f.message,
+    // The value itself may be megabytes of base64: the detail carries its start only.
+    input: clip(f.path.reduce<unknown>((v, k) => (v as Record<string | number, unknown>)?.[k], parameters)),
+  }));
+  const picked = mapping.content_type_param === undefined ? undefined : parameters[mapping.content_type_param];
+  const types = mapping.body_types?.map((t) => t.media_type) ?? [];
+  if (picked !== undefined && !types.includes(picked as string)) {
+    issues.push({ type: "content_type_invalid", loc: ["body", "parameters", mapping.content_type_param!], msg: `"${mapping.content_type_param}" must be one of ${types.join(", ")}`, input: picked });
+  }
+  return issues;
+}
+
+const clip = (value: unknown) => (typeof value === "string" && value.length > 100 ? `${value.slice(0, 100)}…` : value);
 
 /** Optional parameters that were left out take their declared default before execution. */
 export function withDefaults(tool: ToolRecord, parameters: Record<string, unknown>): Record<string, unknown> {

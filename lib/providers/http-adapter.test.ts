@@ -1,6 +1,6 @@
 import net from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { httpAdapter } from "./http-adapter";
+import { classifyResponse, httpAdapter } from "./http-adapter";
 import type { ToolTarget } from "./types";
 
 /**
@@ -83,5 +83,19 @@ describe("http adapter on a keep-alive connection the upstream has closed", () =
     expect(second.reasonCode).toBe("transport.no_response");
     expect(second.errorMessage).toMatch(/ECONNRESET/);
     expect(upstream.connections()).toBe(before);
+  });
+});
+
+describe("an answer without a body", () => {
+  const none = Buffer.alloc(0);
+
+  it("is a success when the operation declares its status without content: the data says the status and Location", () => {
+    expect(classifyResponse(201, none, undefined, { declared: ["201"], location: "/pets/7" })).toEqual({ reasonCode: "result.valid", data: { status: 201, location: "/pets/7" }, httpStatus: 201 });
+    expect(classifyResponse(204, none, "data", { declared: ["2XX"] })).toEqual({ reasonCode: "result.valid", data: { status: 204 }, httpStatus: 204 });
+  });
+
+  it("stays result.empty when the status is not declared so (contract section 7)", () => {
+    expect(classifyResponse(200, none, undefined, { declared: ["201", "204"] })).toMatchObject({ reasonCode: "result.empty", data: {} });
+    expect(classifyResponse(201, none)).toMatchObject({ reasonCode: "result.empty" });
   });
 });

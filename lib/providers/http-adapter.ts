@@ -1,8 +1,11 @@
 import http from "node:http";
 import https from "node:https";
-import { privateUpstreamAllowList, providerSecret } from "../env";
-import type { HttpExecution } from "../catalog/manifest";
+import { privateUpstreamAllowList } from "../env";
+import type { HttpExecution, HttpStyle } from "../catalog/manifest";
 import { appendQuery, headerValue, pathValue } from "./http-serialize";
+import { chosenBodyType, encodeBody } from "./http-body";
+import { applyCredentials, chooseCredentials } from "./http-credentials";
+import { FileValueError } from "./http-files";
 import { agentFor, outboundAgents, PrivateAddressError } from "./ssrf-guard";
 import { isEmptyData, type ProviderAdapter, type ProviderOutcome, type ToolTarget } from "./types";
 
@@ -23,20 +26,42 @@ const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 class UpstreamTimeout extends Error {}
 class UpstreamTooLarge extends Error {}
 
+/** A Call that must not be sent (a credential unset, a file that cannot be had): its outcome, nothing sent. */
+export class RequestNotSent extends Error {
+  constructor(
+    readonly reasonCode: "provider.error" | "validation_error",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface HttpRequest {
+  url: URL;
+  method: string;
+  body?: Buffer | string;
+  headers: Record<string, string>;
+  resultPath?: string;
+  emptySuccess?: string[];
+}
+
 /**
- * The request a Call sends: path placeholders replaced, query and header parameters serialized as
- * the mapping's styles say, the JSON body (the remaining parameters as fields under their wire
- * names, or the one `body_param` as the whole body), and the provider's credentials.
+ * The request a Call sends: the operation's server (its own `base_url`, else the provider's), path
+ * placeholders replaced, query, header and cookie parameters serialized as the mapping's styles
+ * say, the body in the media type chosen (see `encodeBody`; the `content_type_param` picks it and
+ * is never sent), and the credentials `chooseCredentials` picks. Throws `RequestNotSent`.
  */
-export function buildRequest(target: ToolTarget, parameters: Record<string, unknown>) {
+export async function buildRequest(target: ToolTarget, parameters: Record<string, unknown>, deadline = Date.now() + target.timeoutMs): Promise<HttpRequest> {
   const mapping = target.execution as unknown as HttpExecution;
+  const credentials = chooseCredentials(mapping.security, target.auth);
+  if (!credentials.ok) throw new RequestNotSent("provider.error", `${credentials.message}; nothing was sent`);
   const wire = (name: string) => mapping.wire_names?.[name] ?? name;
-  const used = new Set<string>();
+  const used = new Set<string>(mapping.content_type_param === undefined ? [] : [mapping.content_type_param]);
   const path = mapping.path.replace(/\{([^{}]+)\}/g, (_, name: string) => {
     used.add(name);
     return pathValue(wire(name), parameters[name] ?? "", mapping.styles?.[name]);
   });
-  const url = new URL(`${(target.baseUrl ?? "").replace(/\/$/, "")}${path}`);
+  const url = new URL(`${(mapping.base_url ?? target.baseUrl ?? "").replace(/\/$/, "")}${path}`);
   for (const name of mapping.query ?? []) {
     used.add(name);
     if (parameters[name] !== undefined) appendQuery(url.searchParams, wire(name), parameters[name], mapping.styles?.[name]);
@@ -46,29 +71,40 @@ export function buildRequest(target: ToolTarget, parameters: Record<string, unkn
     used.add(name);
     if (parameters[name] !== undefined) headers[wire(name).toLowerCase()] = headerValue(parameters[name], mapping.styles?.[name]);
   }
-  const method = mapping.method.toUpperCase();
-  const sendsBody = (mapping.body ?? (["POST", "PUT", "PATCH"].includes(method) ? "json" : "none")) === "json";
-  let body: string | undefined;
-  if (sendsBody && mapping.body_param !== undefined) {
-    const value = parameters[mapping.body_param];
-    body = value === undefined ? undefined : JSON.stringify(value);
-  } else if (sendsBody) {
-    body = JSON.stringify(Object.fromEntries(Object.entries(parameters).filter(([k]) => !used.has(k)).map(([k, v]) => [wire(k), v])));
+  const cookies: string[] = [];
+  for (const name of mapping.cookies ?? []) {
+    used.add(name);
+    if (parameters[name] !== undefined) cookies.push(...cookiePairs(wire(name), parameters[name], mapping.styles?.[name]));
   }
-  if (body !== undefined) headers["content-type"] = "application/json";
-  applyAuth(target.auth, url, headers);
-  return { url, method, body, headers, resultPath: mapping.result_path };
+  let encoded;
+  try {
+    encoded = await encodeBody({
+      mapping,
+      type: chosenBodyType(mapping, parameters),
+      fields: Object.entries(parameters).filter(([k, v]) => !used.has(k) && v !== undefined),
+      wire,
+      deadline,
+      budget: { used: 0 },
+    });
+  } catch (err) {
+    if (err instanceof FileValueError) throw new RequestNotSent("validation_error", `${err.message}; nothing was sent`);
+    throw err;
+  }
+  if (encoded.contentType !== undefined) headers["content-type"] = encoded.contentType;
+  applyCredentials(credentials.credentials, url, headers, cookies);
+  if (cookies.length) headers.cookie = cookies.join("; ");
+  return { url, method: mapping.method.toUpperCase(), body: encoded.body, headers, resultPath: mapping.result_path, emptySuccess: mapping.empty_success };
 }
 
-/** The provider's credentials, read from its environment variable at each Call (never stored). */
-function applyAuth(auth: ToolTarget["auth"], url: URL, headers: Record<string, string>): void {
-  const secret = auth?.env ? providerSecret(auth.env) : undefined;
-  if (!auth || !secret) return;
-  if (auth.type === "bearer") headers.authorization = `Bearer ${secret}`;
-  if (auth.type === "header" && auth.header) headers[auth.header.toLowerCase()] = secret;
-  if (auth.type === "query" && auth.query) url.searchParams.set(auth.query, secret);
-  // Base64 has no colon: a value with one is `user:password`, anything else is already encoded.
-  if (auth.type === "basic") headers.authorization = `Basic ${secret.includes(":") ? Buffer.from(secret, "utf8").toString("base64") : secret}`;
+/**
+ * A cookie parameter's pairs (OpenAPI style `form`, exploded by default: an array is one pair per
+ * item, an object one per property; not exploded, comma-joined). Values are percent-encoded, as a
+ * cookie value may not hold `;`, `,` or spaces.
+ */
+function cookiePairs(name: string, value: unknown, style: HttpStyle = { style: "form", explode: true }): string[] {
+  const pairs = new URLSearchParams();
+  appendQuery(pairs, name, value, style);
+  return [...pairs].map(([k, v]) => `${k}=${encodeURIComponent(v)}`);
 }
 
 function pick(data: unknown, path: string | undefined): unknown {
@@ -87,16 +123,22 @@ function pick(data: unknown, path: string | undefined): unknown {
  * is sent once more on a new connection, as Node's documentation advises; another method's failure
  * stands (the upstream may have acted on it), and the Call records `transport.no_response`.
  */
-function send(target: ToolTarget, req: ReturnType<typeof buildRequest>): Promise<{ status: number; body: Buffer }> {
-  return sendOnce(target, req, Date.now() + target.timeoutMs, IDEMPOTENT.has(req.method));
+interface UpstreamAnswer {
+  status: number;
+  body: Buffer;
+  location?: string;
 }
 
-function sendOnce(target: ToolTarget, req: ReturnType<typeof buildRequest>, deadline: number, mayRetry: boolean): Promise<{ status: number; body: Buffer }> {
+function send(target: ToolTarget, req: HttpRequest, deadline: number): Promise<UpstreamAnswer> {
+  return sendOnce(target, req, deadline, IDEMPOTENT.has(req.method));
+}
+
+function sendOnce(target: ToolTarget, req: HttpRequest, deadline: number, mayRetry: boolean): Promise<UpstreamAnswer> {
   const allowPrivate = target.allowPrivateNetwork || privateUpstreamAllowList().has(target.providerId);
   const agent = agentFor(allowPrivate ? agents.open : agents.guarded, req.url);
   return new Promise((resolve, reject) => {
     const request = (req.url.protocol === "https:" ? https : http).request(req.url, { method: req.method, headers: req.headers, agent });
-    const timer = setTimeout(() => request.destroy(new UpstreamTimeout(`No provider response within ${target.timeoutMs} ms`)), deadline - Date.now());
+    const timer = setTimeout(() => request.destroy(new UpstreamTimeout(`No provider response within ${target.timeoutMs} ms`)), Math.max(0, deadline - Date.now()));
     let answered = false;
     request.on("response", (res) => {
       answered = true;
@@ -109,7 +151,7 @@ function sendOnce(target: ToolTarget, req: ReturnType<typeof buildRequest>, dead
       });
       res.on("end", () => {
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) });
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), location: res.headers.location });
       });
       res.on("error", (err) => {
         clearTimeout(timer);
@@ -131,14 +173,26 @@ function snippet(body: Buffer): string {
   return text ? `: ${text}` : "";
 }
 
-/** Classifies every upstream answer or failure into a contract reason code (section 7). */
-export function classifyResponse(status: number, body: Buffer, resultPath?: string): ProviderOutcome {
+/** Whether `status` is one the operation declares without content (`201`, `204`, or `2XX` for any 2xx). */
+function declaredEmpty(status: number, declared: string[] | undefined): boolean {
+  return declared?.some((d) => d === String(status) || (d === "2XX" && status >= 200 && status < 300)) ?? false;
+}
+
+/**
+ * Classifies every upstream answer or failure into a contract reason code (section 7). An answer
+ * without a body is `result.valid` when the operation declares its status without content (a write
+ * that succeeded: the data says the status and the `Location` given), else `result.empty`.
+ */
+export function classifyResponse(status: number, body: Buffer, resultPath?: string, empty?: { declared?: string[]; location?: string }): ProviderOutcome {
   if (status === 429) return { reasonCode: "provider.rate_limited", data: {}, httpStatus: status, errorMessage: `Provider rate-limited the request (HTTP 429)${snippet(body)}` };
   if (status === 401 || status === 403) {
     return { reasonCode: "provider.auth_or_permission", data: {}, httpStatus: status, errorMessage: `Provider rejected authentication or permission (HTTP ${status})${snippet(body)}` };
   }
   if (status < 200 || status >= 300) return { reasonCode: "provider.http_error", data: {}, httpStatus: status, errorMessage: `Provider returned HTTP ${status}${snippet(body)}` };
-  if (body.length === 0) return { reasonCode: "result.empty", data: {}, httpStatus: status, errorMessage: "Provider responded without data" };
+  if (body.length === 0) {
+    if (declaredEmpty(status, empty?.declared)) return { reasonCode: "result.valid", data: { status, ...(empty?.location ? { location: empty.location } : {}) }, httpStatus: status };
+    return { reasonCode: "result.empty", data: {}, httpStatus: status, errorMessage: "Provider responded without data" };
+  }
   let json: unknown;
   try {
     json = JSON.parse(body.toString("utf8"));
@@ -155,10 +209,17 @@ export function classifyResponse(status: number, body: Buffer, resultPath?: stri
 
 export const httpAdapter: ProviderAdapter = {
   async execute(target, parameters) {
-    const req = buildRequest(target, parameters);
+    const deadline = Date.now() + target.timeoutMs;
+    let req: HttpRequest;
     try {
-      const { status, body } = await send(target, req);
-      return classifyResponse(status, body, req.resultPath);
+      req = await buildRequest(target, parameters, deadline);
+    } catch (err) {
+      if (err instanceof RequestNotSent) return { reasonCode: err.reasonCode, data: {}, errorMessage: err.message };
+      throw err;
+    }
+    try {
+      const { status, body, location } = await send(target, req, deadline);
+      return classifyResponse(status, body, req.resultPath, { declared: req.emptySuccess, location });
     } catch (err) {
       if (err instanceof UpstreamTimeout) return { reasonCode: "transport.timeout", data: {}, errorMessage: err.message };
       if (err instanceof UpstreamTooLarge) return { reasonCode: "transport.execution_failed", data: {}, errorMessage: err.message };

@@ -33,12 +33,22 @@ export function appendQuery(params: URLSearchParams, name: string, value: unknow
   }
   if (isObject(value)) {
     const entries = Object.entries(value);
-    if (style.style === "deepObject") for (const [k, v] of entries) params.append(`${name}[${k}]`, text(v));
+    if (style.style === "deepObject") appendDeep(params, name, value);
     else if (style.explode) for (const [k, v] of entries) params.append(k, text(v));
     else params.append(name, entries.flatMap(([k, v]) => [k, text(v)]).join(","));
     return;
   }
   params.append(name, text(value));
+}
+
+/**
+ * deepObject: `a[b]=c`, nested objects as `a[b][c]=d` and array items under their key repeated
+ * (OpenAPI leaves deeper nesting undefined; this is the bracket form form parsers read back).
+ */
+function appendDeep(params: URLSearchParams, key: string, value: unknown): void {
+  if (isObject(value)) for (const [k, v] of Object.entries(value)) appendDeep(params, `${key}[${k}]`, v);
+  else if (Array.isArray(value)) for (const v of value) appendDeep(params, key, v);
+  else params.append(key, text(value));
 }
 
 /** A header parameter's value (style `simple`). */
