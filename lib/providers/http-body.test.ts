@@ -8,7 +8,7 @@ function target(execution: Record<string, unknown>): ToolTarget {
 
 /** Parses a multipart body as a server would (the platform's own parser). */
 async function parts(req: { body?: Buffer | string; headers: Record<string, string> }): Promise<FormData> {
-  return new Request("https://receiver.example/", { method: "POST", body: req.body, headers: { "content-type": req.headers["content-type"] } }).formData();
+  return new Request("https://receiver.example/", { method: "POST", body: typeof req.body === "string" ? req.body : new Uint8Array(req.body ?? []), headers: { "content-type": req.headers["content-type"] } }).formData();
 }
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff]);
