@@ -157,7 +157,7 @@ const coreCommands: Record<string, CommandSpec> = {
   "providers import": {
     usage:
       "providers import (--file F [--source S] | --mcp URL [--provider-id ID] [--name NAME] [--price CREDITS] [--allow-private-network] [--live-schema]" +
-      " | --openapi FILE|URL [--id ID] [--source NAME] [--base-url URL] [--auth-env NAME] [--price CREDITS | --price-per-operation FILE] [--allow-private-network])",
+      " | --openapi FILE|URL [--id ID] [--source NAME] [--base-url URL] [--auth-env VAR] [--auth-env SCHEME=VAR ...] [--price CREDITS | --price-per-operation FILE] [--allow-private-network])",
     options: {
       file: { type: "string" },
       source: { type: "string" },
@@ -169,7 +169,7 @@ const coreCommands: Record<string, CommandSpec> = {
       price: { type: "string" },
       "price-per-operation": { type: "string" },
       "base-url": { type: "string" },
-      "auth-env": { type: "string" },
+      "auth-env": { type: "string", multiple: true },
       "allow-private-network": { type: "boolean" },
       "live-schema": { type: "boolean" },
     },
@@ -178,7 +178,7 @@ const coreCommands: Record<string, CommandSpec> = {
       if (modes.length > 1) throw new UsageError(`give one of --file, --mcp, --openapi (not ${modes.map((m) => `--${m}`).join(" and ")})`);
       if (v["live-schema"] === true && modes[0] !== "mcp") throw new UsageError("--live-schema applies to --mcp imports only");
       for (const option of ["id", "base-url", "auth-env", "price-per-operation"]) {
-        if (optStr(v, option) !== undefined && modes[0] !== "openapi") throw new UsageError(`--${option} applies to --openapi imports only`);
+        if (list(v, option).length > 0 && modes[0] !== "openapi") throw new UsageError(`--${option} applies to --openapi imports only`);
       }
       if (modes[0] === "openapi") return importOpenApiCommand(db, v, ctx);
       const manifest = modes[0] === "mcp" ? await mcpManifest(v) : await loadManifestFile(path.resolve(str(v, "file")), { source: optStr(v, "source") });

@@ -130,12 +130,22 @@ describe("the ToolAlpaca documents", () => {
 });
 
 describe("Swagger 2.0 (the Swagger Petstore)", () => {
-  it("is converted: host and basePath give the base URL, body parameters the body fields, form-only bodies are skipped or left out", async () => {
+  it("is converted: host and basePath give the base URL, body parameters the body fields, form data a form or multipart body", async () => {
     const result = await convert(path.join(FIXTURES, "petstore-swagger2.json"), { authEnv: "PETSTORE_TOKEN", priceCredits: 0.25 });
     const provider = result.manifest.providers[0];
     expect(provider).toMatchObject({ id: "swagger-petstore", name: "Swagger Petstore", base_url: "https://petstore.swagger.io/v2", auth: { type: "bearer", env: "PETSTORE_TOKEN" } });
-    expect(result.skipped).toEqual([{ operation: "POST /pet/{petId}/uploadImage", pointer: "/paths/~1pet~1{petId}~1uploadImage/post", reason: "its request body is multipart/form-data only: Tollgate sends JSON bodies" }]);
-    expect(result.warnings.map((w) => w.pointer)).toContain("/paths/~1pet~1{petId}/post/requestBody");
+    expect(result.skipped).toEqual([]);
+    const upload = byOperation(provider.tools, "uploadFile");
+    expect(execution(upload)).toMatchObject({ body: "multipart", body_types: [{ media_type: "multipart/form-data", kind: "multipart" }], files: ["file"] });
+    // Swagger 2.0 form fields are required one by one: the converted body is optional, its fields still required.
+    expect(upload.params.map((p) => [p.name, p.type, p.required])).toEqual([
+      ["petId", "integer", true],
+      ["additionalMetadata", "string", false],
+      ["file", "string", true],
+    ]);
+    const form = byOperation(provider.tools, "updatePetWithForm");
+    expect(execution(form)).toMatchObject({ body: "form", body_types: [{ media_type: "application/x-www-form-urlencoded", kind: "form" }] });
+    expect(form.params.map((p) => p.name)).toEqual(["petId", "name", "status"]);
     const addPet = byOperation(provider.tools, "addPet");
     expect(addPet.params.filter((p) => p.required).map((p) => p.name)).toEqual(["name", "photoUrls"]);
     expect(addPet.billing_rule).toEqual({ unit: "call", amount_credits: 0.25 });
@@ -168,30 +178,32 @@ describe("an OpenAPI 3.1 YAML document with a circular schema", () => {
       path: "/categories",
       query: ["filter", "ids"],
       headers: ["X-Request-Id"],
+      cookies: ["session"],
       body: "none",
       styles: { filter: { style: "deepObject", explode: true }, ids: { style: "pipeDelimited", explode: false } },
+      security: [[{ scheme: "basicAuth", type: "basic", env: "TREE_CREDENTIALS" }]],
       operation_id: "listCategories",
     });
-    expect(result.skipped.map((s) => [s.operation, s.reason])).toEqual([
-      ["PUT /categories/{id}", "its request body is image/png only: Tollgate sends JSON bodies"],
-      ["HEAD /categories/{id}", "HEAD is not a method Tollgate calls (GET, POST, PUT, PATCH, DELETE)"],
-    ]);
-    expect(result.warnings.map((w) => w.pointer)).toEqual(["/paths/~1categories/get/parameters/3", "/paths/~1categories/post/callbacks", "/webhooks"]);
+    // A binary body is one file param sent raw with its media type.
+    expect(execution(byOperation(provider.tools, "uploadCategoryIcon"))).toMatchObject({ body: "raw", body_types: [{ media_type: "image/png", kind: "raw" }], body_param: "body", files: ["body"], empty_success: ["204"] });
+    expect(result.skipped.map((s) => [s.operation, s.reason])).toEqual([["HEAD /categories/{id}", "HEAD is not a method Tollgate calls (GET, POST, PUT, PATCH, DELETE)"]]);
+    expect(result.warnings.map((w) => w.pointer)).toEqual(["/paths/~1categories/post/callbacks", "/webhooks"]);
+    expect(result.credentials).toEqual([{ scheme: "basicAuth", type: "basic", env: "TREE_CREDENTIALS", operations: 4 }]);
   });
 });
 
 describe("documents that cannot be imported", () => {
   const minimal = (paths: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ openapi: "3.0.3", info: { title: "Broken", version: "1" }, servers: [{ url: "https://api.example" }], paths, ...extra });
 
-  it("name the file and the JSON Pointer of every problem: an unresolvable $ref, an undeclared path parameter", async () => {
+  it("name the file and the JSON Pointer of every problem: an unresolvable $ref where the import reads", async () => {
     const broken = minimal({
-      "/pets/{petId}": { get: { responses: {} } },
       "/pets": { post: { requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } } }, responses: {} } },
+      "/toys": { post: { requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/Toy" } } } }, responses: {} } },
     });
     const message = await failure(manifestFromOpenApi(broken, { origin: "broken.json" }));
     expect(message).toContain("Cannot import OpenAPI document broken.json (2 issues)");
     expect(message).toContain('/paths/~1pets/post/requestBody/content/application~1json/schema: Missing $ref pointer "#/components/schemas/Pet"');
-    expect(message).toContain("/paths/~1pets~1{petId}/get: path parameter {petId} of /pets/{petId} is not declared");
+    expect(message).toContain('/paths/~1toys/post/requestBody/content/application~1json/schema: Missing $ref pointer "#/components/schemas/Toy"');
   });
 
   it("refuse external $refs, a relative server without a base URL, unknown versions and unknown price keys", async () => {

@@ -5,14 +5,15 @@
 // operation, or a warning — never a silent drop. Pure: no database, no network.
 import $RefParser, { JSONParserErrorGroup } from "@apidevtools/json-schema-ref-parser";
 import swagger2openapi from "swagger2openapi";
-import { type Manifest, ManifestError, formatIssueList, parseManifest, toolIdPattern } from "../manifest";
+import { type HttpCredential, type Manifest, ManifestError, ProviderManifestSchema, type ToolManifest, formatIssueList, parseManifest, toolIdPattern } from "../manifest";
 import { plainText } from "../plain-text";
 import { operationToolKey } from "./ids";
 import { type OperationContext, type OperationInput, type OperationTool, toolFromOperation } from "./operation";
 import { billingRules } from "./prices";
-import { METHODS, ownServers, providerAuth, providerBaseUrl, slug } from "./provider";
+import { METHODS, ownServer, providerAuth, providerBaseUrl, slug } from "./provider";
 import { pointerToken } from "./schema";
-import type { Finding, OpenApiImportOptions } from "./types";
+import { expectedCredentials, securityResolver } from "./security";
+import { type ExpectedCredential, type Finding, type OpenApiImportOptions, OpenApiOptionError } from "./types";
 
 export interface OpenApiImport {
   manifest: Manifest;
@@ -20,6 +21,8 @@ export interface OpenApiImport {
   operations: number;
   skipped: { operation: string; pointer: string; reason: string }[];
   warnings: Finding[];
+  /** The credentials the tools send, by security scheme: the variables to set before Calling. */
+  credentials: ExpectedCredential[];
 }
 
 const CALLABLE = new Set(["get", "put", "post", "delete", "patch"]);
@@ -30,7 +33,12 @@ const UNREAD = new Set(["responses", "callbacks", "examples", "example", "links"
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const pointerOf = (path: readonly (string | number)[]) => path.map((s) => `/${pointerToken(s)}`).join("");
 
-/** Converts a parsed document; throws `ManifestError` listing `pointer: message` issues when it cannot. */
+/**
+ * Converts a parsed document; throws `ManifestError` listing `pointer: message` issues when the
+ * document as a whole cannot be read (not OpenAPI, an unresolvable `$ref` where the import reads,
+ * no usable server), and `OpenApiOptionError` when an option does not fit it. A defect confined to
+ * one operation refuses only that operation (`skipped`, with its pointer).
+ */
 export async function manifestFromOpenApi(input: unknown, options: OpenApiImportOptions): Promise<OpenApiImport> {
   const errors: Finding[] = [];
   const warnings: Finding[] = [];
@@ -47,19 +55,18 @@ export async function manifestFromOpenApi(input: unknown, options: OpenApiImport
   }
   // Reading goes on past an unresolvable $ref (it reads as nothing), so one run lists every issue.
   const doc = await dereference(document, errors, warnings);
+  checkSchemeOptions(doc, options);
 
   const once = new Set<string>();
-  const auth = providerAuth(doc, options.authEnv, errors, warnings);
-  const ctx: OperationContext = {
-    version,
-    warn: (pointer, message) => warnings.push({ pointer, message }),
-    warnOnce: (key, pointer, message) => {
-      if (!once.has(key)) warnings.push({ pointer, message });
-      once.add(key);
-    },
-    error: (pointer, message) => errors.push({ pointer, message }),
-    authParameter: auth?.type === "query" ? { in: "query", name: auth.query! } : auth?.type === "header" ? { in: "header", name: auth.header! } : undefined,
+  const warnOnce = (key: string, pointer: string, message: string) => {
+    if (!once.has(key)) warnings.push({ pointer, message });
+    once.add(key);
   };
+  const ctx: OperationContext = { version, fromSwagger2: isObject(input) && input.swagger === "2.0", warn: (pointer, message) => warnings.push({ pointer, message }), warnOnce };
+  const security = securityResolver(doc, (scheme) => options.schemeEnv?.[scheme] ?? (scheme === chosen.scheme ? options.authEnv : undefined), warnings);
+  const chosen = providerAuth(doc, options, security.declared, errors, warnings);
+  const auth = chosen.auth;
+  const providerCredential = auth?.type === "query" ? { in: "query" as const, name: auth.query! } : auth?.type === "header" ? { in: "header" as const, name: auth.header! } : undefined;
   const baseUrl = providerBaseUrl(doc, options, errors);
   const providerId = options.providerId ?? slug(isObject(doc.info) && typeof doc.info.title === "string" ? doc.info.title : "");
   const skipped: OpenApiImport["skipped"] = [];
@@ -68,7 +75,11 @@ export async function manifestFromOpenApi(input: unknown, options: OpenApiImport
   const shapes = new Map<string, string>();
   let operations = 0;
 
-  if (!isObject(doc.paths)) errors.push({ pointer: "/paths", message: "the document has no paths object" });
+  if (!isObject(doc.paths)) {
+    // OpenAPI 3.1 makes `paths` optional (a document may describe only webhooks).
+    if (version === "3.1") warnings.push({ pointer: "/paths", message: "the document has no paths (only webhooks or components): no operation to import" });
+    else errors.push({ pointer: "/paths", message: "the document has no paths object" });
+  }
   for (const [rawPath, item] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
     const itemPointer = `/paths/${pointerToken(rawPath)}`;
     if (!isObject(item)) continue;
@@ -88,29 +99,57 @@ export async function manifestFromOpenApi(input: unknown, options: OpenApiImport
       operations++;
       const pointer = `${itemPointer}/${method}`;
       const label = `${method.toUpperCase()} ${path}`;
-      const skip = (reason: string) => skipped.push({ operation: label, pointer, reason });
+      const skip = (reason: string, at = pointer) => skipped.push({ operation: label, pointer: at, reason });
       if (!CALLABLE.has(method)) {
         skip(`${method.toUpperCase()} is not a method Tollgate calls (GET, POST, PUT, PATCH, DELETE)`);
         continue;
       }
-      const servers = ownServers(operation, item, baseUrl, options);
-      if (servers) {
-        skip(`its own servers (${servers}) differ from the provider's base URL`);
+      const server = ownServer(operation, item, pointer, baseUrl, options);
+      if ("error" in server) {
+        skip(server.error);
         continue;
       }
-      const result = toolFromOperation({ method: method as OperationInput["method"], path, pointer, operation, shared: { parameters: item.parameters, pointer: `${itemPointer}/parameters` } }, ctx);
+      const resolved = security.resolve(operation, pointer);
+      if ("skipped" in resolved) {
+        skip(resolved.skipped, Array.isArray(operation.security) ? `${pointer}/security` : "/security");
+        continue;
+      }
+      const result = toolFromOperation(
+        {
+          method: method as OperationInput["method"],
+          path,
+          pointer,
+          operation,
+          shared: { parameters: item.parameters, pointer: `${itemPointer}/parameters` },
+          baseUrl: server.url,
+          security: resolved.security,
+          credentialParameters: resolved.security ? credentialParameters(resolved.security) : providerCredential ? [providerCredential] : [],
+        },
+        ctx,
+      );
       if ("skipped" in result) {
-        skip(result.skipped);
+        skip(result.skipped, result.pointer);
         continue;
       }
+      const { id, base } = uniqueToolId(providerId, result.tool, usedIds);
+      if (!toolIdPattern.test(id)) {
+        skip(`tool id "${id}" is not 1-200 characters of letters, digits and . _ : - (shorten the operationId, or give --id a shorter provider id)`);
+        continue;
+      }
+      const tool = { ...result.tool, id };
+      const invalid = toolIssue(tool);
+      if (invalid) {
+        usedIds.delete(id);
+        skip(invalid.reason, invalid.pointer ?? pointer);
+        continue;
+      }
+      if (id !== base) warnings.push({ pointer, message: `another operation already has the id "${base}": this one is "${id}"` });
       // `/cat/{id}` and `/cat/{tag}` are one URL to the API: it cannot tell which was meant.
-      const shape = `${method} ${path.replace(/\{[^{}]+\}/g, "{}")}`;
+      const shape = `${method} ${tool.execution.base_url ?? ""}${path.replace(/\{[^{}]+\}/g, "{}")}`;
       const twin = shapes.get(shape);
       if (twin) warnings.push({ pointer, message: `${label} has the same URL shape as ${twin}: the API cannot tell them apart` });
       else shapes.set(shape, label);
-      const id = uniqueToolId(providerId, result.tool, usedIds, pointer, warnings);
-      if (!toolIdPattern.test(id)) errors.push({ pointer, message: `tool id "${id}" is not 1-200 characters of letters, digits and . _ : - (shorten the operationId or --id)` });
-      tools.push({ ...result.tool, id });
+      tools.push(tool);
     }
   }
   if (isObject(doc.webhooks) && Object.keys(doc.webhooks).length > 0) warnings.push({ pointer: "/webhooks", message: "webhooks are not imported: Tollgate does not receive requests from the API" });
@@ -130,21 +169,52 @@ export async function manifestFromOpenApi(input: unknown, options: OpenApiImport
           ...(auth ? { auth } : {}),
           allow_private_network: options.allowPrivateNetwork ?? false,
           ...(options.source ? { source: options.source } : {}),
-          tools: tools.map((t) => ({
-            id: t.id,
-            name: t.name,
-            description: t.description,
-            ...(t.category ? { category: t.category } : {}),
-            params: t.params,
-            billing_rule: rules.get(t.id),
-            execution: t.execution,
-          })),
+          tools: tools.map((t) => ({ ...manifestTool(t), billing_rule: rules.get(t.id) })),
         },
       ],
     },
     `manifest converted from ${options.origin}`,
   );
-  return { manifest, operations, skipped, warnings };
+  const credentials = security.declared
+    ? expectedCredentials(tools.map((t) => t.execution.security))
+    : auth && auth.type !== "none"
+      ? [{ scheme: chosen.scheme ?? "auth", type: auth.type, ...(auth.env ? { env: auth.env } : {}), operations: tools.length }]
+      : [];
+  return { manifest, operations, skipped, warnings, credentials };
+}
+
+/** `--auth-env SCHEME=VAR` must name schemes the document declares. */
+function checkSchemeOptions(doc: Record<string, unknown>, options: OpenApiImportOptions): void {
+  const declared = isObject(doc.components) && isObject(doc.components.securitySchemes) ? Object.keys(doc.components.securitySchemes) : [];
+  const unknown = Object.keys(options.schemeEnv ?? {}).filter((name) => !declared.includes(name));
+  if (unknown.length === 0) return;
+  const names = unknown.map((n) => `"${n}"`).join(", ");
+  throw new OpenApiOptionError(`--auth-env names ${unknown.length === 1 ? "a security scheme" : "security schemes"} the document does not declare: ${names} (it declares ${declared.length ? declared.map((n) => `"${n}"`).join(", ") : "none"})`);
+}
+
+/** Credentials that travel as parameters (apiKeys): the document often declares them as operation parameters too. */
+function credentialParameters(security: HttpCredential[][]): OperationInput["credentialParameters"] {
+  return security.flat().flatMap((c) => (c.type === "header" || c.type === "query" || c.type === "cookie") && c.name ? [{ in: c.type, name: c.name }] : []);
+}
+
+/** A converted tool as the manifest lists it. */
+function manifestTool(t: OperationTool & { id: string }): Omit<ToolManifest, "lang" | "status" | "timeout_ms" | "cacheable" | "cache_ttl_seconds"> {
+  return { id: t.id, name: t.name, description: t.description, ...(t.category ? { category: t.category } : {}), params: t.params, execution: t.execution };
+}
+
+/**
+ * Checks one converted tool against the manifest's schema on its own, so a tool the manifest
+ * refuses costs only its operation, and the message points into the document (the parameter's
+ * place), never into the converted manifest.
+ */
+function toolIssue(tool: OperationTool & { id: string }): { reason: string; pointer?: string } | undefined {
+  const parsed = ProviderManifestSchema.safeParse({ id: "check", name: "check", transport: "http", base_url: "https://openapi.invalid", tools: [manifestTool(tool)] });
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  const path = issue.path.slice(2);
+  const param = path[0] === "params" && typeof path[1] === "number" ? tool.params[path[1]] : undefined;
+  const where = param ? `parameter "${param.name}"` : path[0] === "execution" ? `its request mapping (${path.slice(1).map(String).join(".") || "execution"})` : `its ${String(path[0] ?? "definition")}`;
+  return { reason: `${where} is not one Tollgate can use: ${issue.message}`, pointer: param ? tool.pointers[param.name] : undefined };
 }
 
 /** The document as OpenAPI 3.x: 3.0 and 3.1 as they are, Swagger 2.0 converted. */
@@ -208,11 +278,10 @@ async function dereference(document: Record<string, unknown>, errors: Finding[],
 }
 
 /** `<provider id>:<operationId>` (else `<provider id>:<restPathId>`); a second operation with the same key gets `-2`. */
-function uniqueToolId(providerId: string, tool: OperationTool, used: Set<string>, pointer: string, warnings: Finding[]): string {
+function uniqueToolId(providerId: string, tool: OperationTool, used: Set<string>): { id: string; base: string } {
   const base = `${providerId}:${operationToolKey(tool.execution.method, tool.execution.path, tool.operationId)}`;
   let id = base;
   for (let n = 2; used.has(id); n++) id = `${base}-${n}`;
-  if (id !== base) warnings.push({ pointer, message: `another operation already has the id "${base}": this one is "${id}"` });
   used.add(id);
-  return id;
+  return { id, base };
 }

@@ -33,3 +33,35 @@ export function toolAlpacaFunctionName(operation: { method: string; path: string
 export function operationToolKey(method: string, path: string, operationId: string | undefined): string {
   return (operationId?.trim() || restPathId(method, path)).replace(TOOL_ID_UNSAFE, "_");
 }
+
+/** A summary this short is a name a person would use; a longer one is the start of the description. */
+const NAME_MAX_WORDS = 8;
+const NAME_MAX_CHARS = 80;
+
+/**
+ * A tool's name: its summary when that is short (one line, a few words), else its operationId
+ * made readable (`createChatCompletion`, `chat.postMessage`, `list_users` → "Create chat
+ * completion", "Chat post message", "List users"), else the summary when it is one line of at most
+ * 80 characters, else `METHOD /path`.
+ */
+export function toolName(summary: string, operationId: string | undefined, method: string, path: string): string {
+  const line = summary.trim().replace(/\s+/g, " ");
+  if (line && !/\n/.test(summary.trim()) && line.length <= NAME_MAX_CHARS && line.split(" ").length <= NAME_MAX_WORDS) return line;
+  const readable = operationId && readableIdentifier(operationId);
+  if (readable) return readable;
+  // Without an operationId, a one-line sentence still says more than the method and path.
+  return line && !/\n/.test(summary.trim()) && line.length <= NAME_MAX_CHARS ? line : `${method.toUpperCase()} ${path}`;
+}
+
+/** Words of an identifier (camelCase, snake_case, dotted, dashed), lower-case but for acronyms, the first capitalised. */
+function readableIdentifier(identifier: string): string {
+  const words = identifier
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .split(/[\s._\-/:]+/)
+    .filter(Boolean)
+    .map((w) => (w.length > 1 && w === w.toUpperCase() && /[A-Z]/.test(w) ? w : w.toLowerCase()));
+  if (words.length === 0) return "";
+  words[0] = words[0][0].toUpperCase() + words[0].slice(1);
+  return words.join(" ").slice(0, 200);
+}

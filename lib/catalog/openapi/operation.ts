@@ -1,17 +1,18 @@
-// One OpenAPI operation as a tool: its parameters (path, query, header, and the fields of a JSON
-// request body) as flat params, each with its full JSON Schema where the flat fields cannot say it
-// all, and the request mapping a Call follows to send exactly what the document describes.
+// One OpenAPI operation as a tool: its parameters (path, query, header, cookie, and the fields of
+// its request body) as flat params, each with its full JSON Schema where the flat fields cannot say
+// it all, and the request mapping a Call follows to send exactly what the document describes.
 import { paramFromJsonSchema, type JsonSchema } from "../json-schema-params";
-import { type HttpExecution, type HttpStyle, type ToolParam, type httpMethods, httpStyles } from "../manifest";
+import { type HttpCredential, type HttpExecution, type HttpStyle, type ToolParam, type httpMethods, httpStyles } from "../manifest";
 import { plainText } from "../plain-text";
-import { type JsonSchemaObject, type SchemaContext, pointerToken, requestSchema } from "./schema";
+import { requestBody } from "./body";
+import { toolName } from "./ids";
+import { type JsonSchemaObject, type SchemaContext, requestSchema } from "./schema";
 
 export interface OperationContext extends SchemaContext {
-  error(pointer: string, message: string): void;
   /** A warning given once per document however many operations it applies to. */
   warnOnce(key: string, pointer: string, message: string): void;
-  /** The credential's own parameter (`apiKey` in the query or a header): the provider sends it, not the caller. */
-  authParameter?: { in: "query" | "header"; name: string };
+  /** The document was Swagger 2.0, converted to OpenAPI 3.0. */
+  fromSwagger2?: boolean;
 }
 
 export interface OperationInput {
@@ -23,6 +24,12 @@ export interface OperationInput {
   operation: Record<string, unknown>;
   /** The Path Item's own parameters, which every operation under it shares. */
   shared: { parameters: unknown; pointer: string };
+  /** The operation's own server, when it is not the provider's. */
+  baseUrl?: string;
+  /** The operation's security alternatives (absent: the provider's `auth`). */
+  security?: HttpCredential[][];
+  /** Credentials sent as parameters (apiKeys in the query, a header or a cookie): the provider sends them, not the caller. */
+  credentialParameters: { in: "query" | "header" | "cookie"; name: string }[];
 }
 
 export interface OperationTool {
@@ -32,9 +39,11 @@ export interface OperationTool {
   category?: string;
   params: ToolParam[];
   execution: HttpExecution;
+  /** Each param's place in the document, so a message about it points there. */
+  pointers: Record<string, string>;
 }
 
-export type OperationResult = { tool: OperationTool } | { skipped: string };
+export type OperationResult = { tool: OperationTool } | { skipped: string; pointer?: string };
 
 type Location = "path" | "query" | "header" | "cookie";
 const LOCATIONS: Location[] = ["path", "query", "header", "cookie"];
@@ -56,27 +65,31 @@ export function toolFromOperation(input: OperationInput, ctx: OperationContext):
   const taken = new Set<string>();
   const query: string[] = [];
   const headers: string[] = [];
+  const cookies: string[] = [];
   const wireNames: Record<string, string> = {};
   const styles: Record<string, HttpStyle> = {};
+  const pointers: Record<string, string> = {};
   const pathNames = new Set<string>();
-  const add = (param: ToolParam, wire: string) => {
+  const add = (param: ToolParam, wire: string, pointer: string) => {
     params.push(param);
     taken.add(param.name);
+    pointers[param.name] = pointer;
     if (param.name !== wire) wireNames[param.name] = wire;
   };
+  const isCredential = (where: Location, wire: string) => input.credentialParameters.some((c) => c.in === where && c.name.toLowerCase() === wire.toLowerCase());
 
   for (const { parameter, pointer } of declaredParameters(input)) {
     const where = parameter.in as Location;
     const wire = parameter.name as string;
     if (where === "header" && RESERVED_HEADERS.has(wire.toLowerCase())) continue;
-    if (ctx.authParameter && ctx.authParameter.in === where && ctx.authParameter.name.toLowerCase() === wire.toLowerCase()) continue;
+    if (isCredential(where, wire)) continue;
     if (where === "path" && !input.path.includes(`{${wire}}`)) {
       ctx.warn(pointer, `path parameter "${wire}" does not appear in the path ${input.path}: ignored`);
       continue;
     }
-    if (where === "cookie" || parameter.content !== undefined) {
-      const why = where === "cookie" ? "cookie parameters are not supported" : "parameters serialized as a media type (`content`) are not supported";
-      if (isTrue(parameter.required) || where === "path") return { skipped: `${where} parameter "${wire}" is required and ${why}` };
+    if (parameter.content !== undefined) {
+      const why = "parameters serialized as a media type (`content`) are not supported";
+      if (isTrue(parameter.required) || where === "path") return { skipped: `${where} parameter "${wire}" is required and ${why}`, pointer };
       ctx.warn(pointer, `${why}: optional ${where} parameter "${wire}" is left out`);
       continue;
     }
@@ -84,53 +97,76 @@ export function toolFromOperation(input: OperationInput, ctx: OperationContext):
     if (where === "path" && !isTrue(parameter.required)) ctx.warn(pointer, `path parameter "${wire}" is not marked required: path parameters always are`);
     const name = uniqueName(wire, where, taken);
     const schema = requestSchema(parameter.schema ?? {}, ctx, `${pointer}/schema`);
-    add(toParam(name, schema, where === "path" || isTrue(parameter.required), parameter.description), wire);
+    add(toParam(name, schema, where === "path" || isTrue(parameter.required), parameter.description), wire, pointer);
     const style = styleOf(parameter, where, pointer, ctx);
     if (style.style !== DEFAULT_STYLE[where] || style.explode !== (style.style === "form")) styles[name] = style;
     if (where === "path") pathNames.add(name);
     if (where === "query") query.push(name);
     if (where === "header") headers.push(name);
+    if (where === "cookie") cookies.push(name);
   }
 
   for (const [, placeholder] of input.path.matchAll(/\{([^{}]+)\}/g)) {
     if (!pathNames.has(placeholder)) {
-      ctx.error(input.pointer, `path parameter {${placeholder}} of ${input.path} is not declared in the operation's or its path's parameters`);
+      return { skipped: `path parameter {${placeholder}} of ${input.path} is not declared in the operation's or its path's parameters`, pointer: `${input.pointer}/parameters` };
     }
   }
 
-  const body = requestBody(input, ctx, taken);
+  const body = requestBody(op, input.pointer, ctx, taken, (wire, where) => uniqueName(wire, where, taken), toParam);
   if ("skipped" in body) return body;
-  for (const param of body.params) add(param, body.wire[param.name] ?? param.name);
+  for (const param of body.params) add(param, body.wire[param.name] ?? param.name, body.pointers[param.name]);
 
   warnNonJsonAnswers(input, ctx);
   if (isObject(op.callbacks)) ctx.warn(`${input.pointer}/callbacks`, "callbacks are not imported: Tollgate does not receive requests from the API");
 
-  const summary = plainText(typeof op.summary === "string" ? op.summary : undefined, 200).replace(/\s+/g, " ");
+  const summaryText = plainText(typeof op.summary === "string" ? op.summary : undefined, 200);
+  const summary = summaryText.replace(/\s+/g, " ");
   const details = plainText(typeof op.description === "string" ? op.description : undefined);
   const operationId = typeof op.operationId === "string" && op.operationId.trim() ? op.operationId.trim() : undefined;
   const text = !summary || details.startsWith(summary) ? details : [summary, details].filter(Boolean).join("\n\n");
   const tag = Array.isArray(op.tags) && typeof op.tags[0] === "string" ? op.tags[0].trim().slice(0, 100) : undefined;
+  const method = input.method.toUpperCase() as HttpExecution["method"];
+  const emptySuccess = emptySuccessStatuses(op);
   const execution: HttpExecution = {
-    method: input.method.toUpperCase() as HttpExecution["method"],
+    method,
     path: input.path,
+    ...(input.baseUrl ? { base_url: input.baseUrl } : {}),
     ...(query.length ? { query } : {}),
     ...(headers.length ? { headers } : {}),
-    body: body.sends ? "json" : "none",
+    ...(cookies.length ? { cookies } : {}),
+    body: body.kind,
+    ...(body.bodyTypes ? { body_types: body.bodyTypes } : {}),
+    ...(body.contentTypeParam ? { content_type_param: body.contentTypeParam } : {}),
     ...(body.bodyParam ? { body_param: body.bodyParam } : {}),
+    ...(body.encoding ? { encoding: body.encoding } : {}),
+    ...(body.files ? { files: body.files } : {}),
     ...(Object.keys(wireNames).length ? { wire_names: wireNames } : {}),
     ...(Object.keys(styles).length ? { styles } : {}),
+    ...(input.security ? { security: input.security } : {}),
+    ...(emptySuccess.length ? { empty_success: emptySuccess } : {}),
     ...(operationId ? { operation_id: operationId } : {}),
   };
   return {
     tool: {
       operationId,
-      name: (summary || operationId || `${execution.method} ${input.path}`).slice(0, 200),
+      name: toolName(summaryText, operationId, method, input.path),
       description: (op.deprecated === true ? `Deprecated. ${text}` : text).slice(0, 8000),
       ...(tag ? { category: tag } : {}),
       params,
       execution,
+      pointers,
     },
   };
+}
+
+/** The 2XX statuses the operation declares without content: an empty answer with one is the success it describes. */
+function emptySuccessStatuses(op: Record<string, unknown>): string[] {
+  if (!isObject(op.responses)) return [];
+  return Object.entries(op.responses).flatMap(([status, response]) => {
+    if (!/^2(\d\d|xx)$/i.test(status) || !isObject(response) || typeof response.$ref === "string") return [];
+    const empty = !isObject(response.content) || Object.keys(response.content).length === 0;
+    return empty ? [status.toUpperCase()] : [];
+  });
 }
 
 /** How a value is serialized (OpenAPI `style`/`explode`, defaults by location); an unknown style is read as the default. */
@@ -186,69 +222,6 @@ function needsFullSchema(schema: JsonSchemaObject): boolean {
 }
 
 const nonNullTypes = (type: unknown): string[] => (Array.isArray(type) ? type : typeof type === "string" ? [type] : []).filter((t) => t !== "null");
-
-interface BodyMapping {
-  sends: boolean;
-  params: ToolParam[];
-  wire: Record<string, string>;
-  bodyParam?: string;
-}
-
-/**
- * A JSON request body: an object's fields become params (required when the body is and the schema
- * says so); any other body (an array, a union, a free-form object) is one param holding it whole.
- * A required body Tollgate cannot send (only form data, XML...) skips the operation.
- */
-function requestBody(input: OperationInput, ctx: OperationContext, taken: Set<string>): BodyMapping | { skipped: string } {
-  const body = input.operation.requestBody;
-  const pointer = `${input.pointer}/requestBody`;
-  const none: BodyMapping = { sends: false, params: [], wire: {} };
-  if (!isObject(body) || !isObject(body.content) || Object.keys(body.content).length === 0) return none;
-  const types = Object.keys(body.content);
-  const json = types.find((t) => /^application\/json\b/i.test(t)) ?? types.find((t) => /^[^/]+\/([^;]*\+)?json\b/i.test(t) || t === "*/*");
-  if (json === undefined) {
-    const schemas = Object.values(body.content).map((m) => (isObject(m) && isObject(m.schema) ? m.schema : {}));
-    // Swagger 2.0's form fields convert to an optional body whose schema still requires them.
-    const needed = isTrue(body.required) || schemas.some((schema) => Array.isArray(schema.required) && schema.required.length > 0);
-    if (needed) return { skipped: `its request body is ${types.join(", ")} only: Tollgate sends JSON bodies` };
-    ctx.warn(pointer, `the optional request body (${types.join(", ")}) is not sent: Tollgate sends JSON bodies only`);
-    return none;
-  }
-  const media = body.content[json];
-  const schema = requestSchema(isObject(media) ? media.schema : undefined, ctx, `${pointer}/content/${pointerToken(json)}/schema`);
-  const required = isTrue(body.required);
-  const fields = typeof schema === "boolean" ? undefined : objectFields(schema);
-  const mapping: BodyMapping = { sends: true, params: [], wire: {} };
-  if (fields && Object.keys(fields.properties).length > 0) {
-    for (const [field, sub] of Object.entries(fields.properties)) {
-      const name = uniqueName(field, "body", taken);
-      taken.add(name);
-      mapping.params.push(toParam(name, sub as JsonSchemaObject | boolean, required && fields.required.includes(field), undefined));
-      mapping.wire[name] = field;
-    }
-    return mapping;
-  }
-  const name = uniqueName("body", "request", taken);
-  taken.add(name);
-  const param = toParam(name, schema, required, body.description);
-  if (!param.description) param.description = "The request body (JSON).";
-  return { sends: true, params: [param], wire: {}, bodyParam: name };
-}
-
-/** The named fields of an object schema, `allOf` branches merged; undefined for any other shape. */
-function objectFields(schema: JsonSchemaObject): { properties: Record<string, unknown>; required: string[] } | undefined {
-  if (schema.anyOf !== undefined || schema.oneOf !== undefined || schema.not !== undefined) return undefined;
-  if (schema.type !== undefined && schema.type !== "object") return undefined;
-  const properties: Record<string, unknown> = { ...(isObject(schema.properties) ? schema.properties : {}) };
-  const required = Array.isArray(schema.required) ? [...(schema.required as string[])] : [];
-  for (const branch of Array.isArray(schema.allOf) ? schema.allOf : []) {
-    const merged = isObject(branch) ? objectFields(branch) : undefined;
-    if (!merged) return undefined;
-    Object.assign(properties, merged.properties);
-    required.push(...merged.required);
-  }
-  return { properties, required };
-}
 
 /** A Call's result is JSON: an operation whose success answers are something else will not give one. */
 function warnNonJsonAnswers(input: OperationInput, ctx: OperationContext): void {

@@ -1,8 +1,9 @@
 // What an OpenAPI document says of its provider as a whole: where its API lives (servers), how
 // Calls authenticate (security schemes), and its id.
 import type { ProviderAuth } from "../manifest";
-import type { Finding, OpenApiImportOptions } from "./types";
 import { pointerToken } from "./schema";
+import { credentialOf, operationsOf } from "./security";
+import type { Finding, OpenApiImportOptions } from "./types";
 
 /** The operations a Path Item may hold. */
 export const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
@@ -11,51 +12,53 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 /**
  * The provider's credentials from the document's security schemes: the first scheme its
- * requirements (global, then per operation) name that Tollgate can send, with `--auth-env`.
+ * requirements (global, then per operation) name that Tollgate can send, with `--auth-env VAR`
+ * (or that scheme's `--auth-env SCHEME=VAR`). `scheme` is the one chosen, which `--auth-env VAR`
+ * also names for the operations' own credentials; an apiKey in a cookie is sent only as those.
  */
-export function providerAuth(doc: Record<string, unknown>, authEnv: string | undefined, errors: Finding[], warnings: Finding[]): ProviderAuth | undefined {
+export function providerAuth(
+  doc: Record<string, unknown>,
+  options: Pick<OpenApiImportOptions, "authEnv" | "schemeEnv">,
+  requirementsDeclared: boolean,
+  errors: Finding[],
+  warnings: Finding[],
+): { auth?: ProviderAuth; scheme?: string } {
   const schemes = isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {};
   const named = new Set<string>();
   const requirements = [doc.security, ...operationsOf(doc).map((op) => op.security)];
   for (const list of requirements) if (Array.isArray(list)) for (const req of list) if (isObject(req)) for (const name of Object.keys(req)) named.add(name);
   const candidates = [...named, ...Object.keys(schemes)].filter((n, i, all) => all.indexOf(n) === i && isObject(schemes[n]));
   const mapped = candidates.flatMap((name) => {
-    const auth = authOf(schemes[name] as Record<string, unknown>);
+    const auth = authOf(schemes[name]);
     return auth ? [{ name, auth }] : [];
   });
   const chosen = mapped[0];
-  if (!authEnv) {
-    if (chosen) warnings.push({ pointer: `/components/securitySchemes/${pointerToken(chosen.name)}`, message: `the API authenticates with "${chosen.name}"; without --auth-env Calls are sent without credentials` });
-    return undefined;
+  const cookieOnly = chosen ? undefined : candidates.find((name) => !("unsendable" in credentialOf(schemes[name])));
+  const env = options.authEnv ?? (chosen ? options.schemeEnv?.[chosen.name] : undefined);
+  if (!env) {
+    if (chosen && !requirementsDeclared) warnings.push({ pointer: `/components/securitySchemes/${pointerToken(chosen.name)}`, message: `the API authenticates with "${chosen.name}"; without --auth-env Calls are sent without credentials` });
+    return { scheme: chosen?.name ?? cookieOnly };
   }
   if (!chosen) {
+    if (cookieOnly && requirementsDeclared) return { scheme: cookieOnly };
     if (candidates.length > 0) {
-      errors.push({ pointer: "/components/securitySchemes", message: `--auth-env ${authEnv} given, but no security scheme is one Tollgate can send (http bearer/basic, apiKey in a header or the query, oauth2, openIdConnect): ${candidates.join(", ")}` });
-      return undefined;
+      errors.push({ pointer: "/components/securitySchemes", message: `--auth-env ${env} given, but no security scheme is one Tollgate can send (http bearer/basic, apiKey in a header or the query, oauth2, openIdConnect): ${candidates.join(", ")}` });
+      return {};
     }
-    warnings.push({ pointer: "/components/securitySchemes", message: `the document declares no security scheme: --auth-env ${authEnv} is sent as Authorization: Bearer` });
-    return { type: "bearer", env: authEnv };
+    warnings.push({ pointer: "/components/securitySchemes", message: `the document declares no security scheme: --auth-env ${env} is sent as Authorization: Bearer` });
+    return { auth: { type: "bearer", env } };
   }
-  if (mapped.length > 1) warnings.push({ pointer: "/components/securitySchemes", message: `several security schemes; Calls use "${chosen.name}" (not ${mapped.slice(1).map((m) => `"${m.name}"`).join(", ")})` });
-  return { ...chosen.auth, env: authEnv };
+  if (mapped.length > 1 && !requirementsDeclared) warnings.push({ pointer: "/components/securitySchemes", message: `several security schemes; Calls use "${chosen.name}" (not ${mapped.slice(1).map((m) => `"${m.name}"`).join(", ")})` });
+  return { auth: { ...chosen.auth, env }, scheme: chosen.name };
 }
 
-/** How Tollgate sends a security scheme's credential, or undefined when it cannot (cookie keys, digest, mutual TLS). */
-function authOf(scheme: Record<string, unknown>): Omit<ProviderAuth, "env"> | undefined {
-  const httpScheme = typeof scheme.scheme === "string" ? scheme.scheme.toLowerCase() : "";
-  if (scheme.type === "http" && httpScheme === "bearer") return { type: "bearer" };
-  if (scheme.type === "http" && httpScheme === "basic") return { type: "basic" };
-  if (scheme.type === "oauth2" || scheme.type === "openIdConnect") return { type: "bearer" };
-  if (scheme.type === "apiKey" && typeof scheme.name === "string" && scheme.name) {
-    if (scheme.in === "header") return { type: "header", header: scheme.name };
-    if (scheme.in === "query") return { type: "query", query: scheme.name };
-  }
-  return undefined;
-}
-
-function operationsOf(doc: Record<string, unknown>): Record<string, unknown>[] {
-  if (!isObject(doc.paths)) return [];
-  return Object.values(doc.paths).flatMap((item) => (isObject(item) ? METHODS.map((m) => item[m]).filter(isObject) : []));
+/** How the provider's `auth` sends a security scheme's credential, or undefined when it cannot (cookie keys, digest, mutual TLS). */
+function authOf(scheme: unknown): Omit<ProviderAuth, "env"> | undefined {
+  const credential = credentialOf(scheme);
+  if ("unsendable" in credential || credential.type === "cookie") return undefined;
+  if (credential.type === "header") return { type: "header", header: credential.name };
+  if (credential.type === "query") return { type: "query", query: credential.name };
+  return { type: credential.type };
 }
 
 /** `--base-url`, else the first server with its variables at their defaults, resolved against the document's URL when relative. */
@@ -92,13 +95,23 @@ function resolveUrl(url: string, base: string | undefined): string | undefined {
   }
 }
 
-/** The operation's (or its path's) own servers when they lead elsewhere than the provider's base URL. */
-export function ownServers(operation: Record<string, unknown>, item: Record<string, unknown>, baseUrl: string, options: OpenApiImportOptions): string | undefined {
-  if (options.baseUrl) return undefined;
-  const servers = Array.isArray(operation.servers) ? operation.servers : Array.isArray(item.servers) ? item.servers : undefined;
-  if (!servers || !isObject(servers[0]) || typeof servers[0].url !== "string") return undefined;
-  const url = resolveUrl(serverUrl(servers[0], "", []) ?? "", options.documentUrl ?? baseUrl);
-  return url === baseUrl ? undefined : (url ?? servers[0].url);
+/**
+ * The operation's (or its path's) own server, variables at their defaults, resolved against the
+ * document's URL (else the provider's), when it leads elsewhere than the provider's base URL;
+ * `--base-url` overrides it as it overrides the document's.
+ */
+export function ownServer(operation: Record<string, unknown>, item: Record<string, unknown>, pointer: string, baseUrl: string, options: OpenApiImportOptions): { url?: string } | { error: string } {
+  if (options.baseUrl) return {};
+  const own = Array.isArray(operation.servers) && operation.servers.length > 0;
+  const servers = own ? (operation.servers as unknown[]) : Array.isArray(item.servers) ? item.servers : undefined;
+  if (!servers || !isObject(servers[0]) || typeof servers[0].url !== "string") return {};
+  const at = `${own ? pointer : pointer.replace(/\/[^/]+$/, "")}/servers/0`;
+  const problems: Finding[] = [];
+  const filled = serverUrl(servers[0], at, problems);
+  if (problems.length > 0) return { error: `${problems[0].message} (${problems[0].pointer})` };
+  const url = resolveUrl(filled ?? "", options.documentUrl ?? `${baseUrl}/`);
+  if (!url) return { error: `its server URL "${servers[0].url}" (${at}/url) is not an http(s) URL` };
+  return url === baseUrl ? {} : { url };
 }
 
 /** `info.title` as a provider id: lower-case letters, digits and `-` ("Spotify Web API" → `spotify-web-api`). */

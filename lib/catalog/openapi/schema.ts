@@ -50,7 +50,9 @@ function convert(schema: unknown, ctx: SchemaContext, pointer: string, ancestors
   if (type !== undefined) out.type = type;
   if (typeof schema.title === "string") out.title = schema.title.slice(0, 200);
   if (typeof schema.description === "string") out.description = schema.description.slice(0, ancestors.length <= 1 ? MAX_DESCRIPTION : MAX_NESTED_DESCRIPTION);
-  if (Array.isArray(schema.enum)) out.enum = ctx.version === "3.0" && schema.nullable === true && !schema.enum.includes(null) ? [...schema.enum, null] : schema.enum;
+  // JSON Schema only says an enum *should* be non-empty; an empty one would allow nothing at all.
+  if (Array.isArray(schema.enum) && schema.enum.length === 0) ctx.warn(`${pointer}/enum`, "an empty enum allows no value: ignored");
+  else if (Array.isArray(schema.enum)) out.enum = ctx.version === "3.0" && schema.nullable === true && !schema.enum.includes(null) ? [...schema.enum, null] : schema.enum;
   for (const key of COPIED) if (schema[key] !== undefined) out[key] = schema[key];
   exclusiveBounds(schema, out, ctx);
   if (typeof schema.pattern === "string") {

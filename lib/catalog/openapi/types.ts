@@ -1,4 +1,5 @@
 // The OpenAPI import's options and findings, shared by its modules.
+import type { HttpCredential } from "../manifest";
 
 export interface OpenApiImportOptions {
   /** The file or URL the document came from: errors name it. */
@@ -9,10 +10,12 @@ export interface OpenApiImportOptions {
   providerId?: string;
   /** The tools' (and provider's) `source`. */
   source?: string;
-  /** Overrides the document's servers. */
+  /** Overrides every server: the document's and its operations' and paths' own. */
   baseUrl?: string;
-  /** Environment variable holding the credential of the document's security scheme. */
+  /** Environment variable holding the credential of the chosen security scheme (the provider's `auth`). */
   authEnv?: string;
+  /** Environment variable per security scheme, by the scheme's name in the document (`--auth-env bearerAuth=SLACK_TOKEN`). */
+  schemeEnv?: Record<string, string>;
   allowPrivateNetwork?: boolean;
   /** Credits per successful call of every operation; absent or 0 = free. */
   priceCredits?: number;
@@ -23,4 +26,21 @@ export interface OpenApiImportOptions {
 export interface Finding {
   pointer: string;
   message: string;
+}
+
+/** A credential the imported tools send, and how many operations send it: the variables an operator must set. */
+export interface ExpectedCredential {
+  scheme: string;
+  type: HttpCredential["type"];
+  /** Absent: no variable was named for the scheme, so its Calls send nothing. */
+  env?: string;
+  operations: number;
+}
+
+/** An import option that does not fit the document (a scheme `--auth-env` names that it does not declare): the caller's mistake. */
+export class OpenApiOptionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "OpenApiOptionError";
+  }
 }
