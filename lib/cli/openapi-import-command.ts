@@ -60,7 +60,7 @@ export async function importOpenApiCommand(db: Db, v: Values, ctx: CommandContex
  * `--auth-env VAR` (at most once: the chosen scheme's variable, the provider's `auth`) and
  * `--auth-env SCHEME=VAR` (each security scheme's own variable, once per scheme).
  */
-function authEnvOptions(values: string[]): { authEnv?: string; schemeEnv?: Record<string, string> } {
+export function authEnvOptions(values: string[]): { authEnv?: string; schemeEnv?: Record<string, string> } {
   const plain = values.filter((value) => !value.includes("="));
   if (plain.length > 1) throw new UsageError(`--auth-env VAR is given once (${plain.join(", ")}); name each scheme's variable with --auth-env SCHEME=VAR`);
   const schemeEnv: Record<string, string> = {};

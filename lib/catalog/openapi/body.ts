@@ -101,11 +101,17 @@ export function requestBody(operation: Record<string, unknown>, operationPointer
     offered = offered.filter((o) => !fieldless.includes(o));
   }
 
+  // One body is named fields, another one whole value: a Call sends `body_param` alone or the
+  // fields, never a choice between them, so only the default's shape is offered.
+  const isWhole = (o: Offered) => o.kind === "raw" || (o.kind === "json" && !o.fields);
+  const otherShape = offered.filter((o) => isWhole(o) !== isWhole(offered[0]));
+  if (otherShape.length > 0) {
+    ctx.warn(otherShape[0].pointer, `the body as ${otherShape.map((o) => o.mediaType).join(", ")} is not offered: it is ${isWhole(otherShape[0]) ? "one whole value" : "named fields"}, the default (${offered[0].mediaType}) is ${isWhole(offered[0]) ? "one whole value" : "named fields"}`);
+    offered = offered.filter((o) => !otherShape.includes(o));
+  }
   // Swagger 2.0's form fields convert to an optional body whose schema still requires them: there, the fields are required.
   const required = isTrue(body.required) || (ctx.fromSwagger2 === true && offered.some((o) => (o.kind === "form" || o.kind === "multipart") && (o.fields?.required.length ?? 0) > 0));
-  // Where one body is named fields and another a whole value, neither's params can be required.
-  const wholeKinds = offered.filter((o) => o.kind === "raw" || (o.kind === "json" && !o.fields));
-  const mixed = wholeKinds.length > 0 && wholeKinds.length < offered.length;
+  const wholeKinds = offered.filter(isWhole);
   const mapping: BodyMapping = { kind: offered[0].kind, params: [], wire: {}, pointers: {} };
   const byField = new Map<string, ToolParam>();
   const files = new Set<string>();
@@ -121,7 +127,7 @@ export function requestBody(operation: Record<string, unknown>, operationPointer
       if (!param) {
         const name = uniqueName(field, "body");
         taken.add(name);
-        param = toParam(name, sub as JsonSchemaObject | boolean, required && !mixed && isDefault && o.fields.required.includes(field), undefined);
+        param = toParam(name, sub as JsonSchemaObject | boolean, required && isDefault && o.fields.required.includes(field), undefined);
         byField.set(field, param);
         mapping.params.push(param);
         mapping.pointers[name] = `${o.pointer}/schema/properties/${pointerToken(field)}`;
@@ -144,15 +150,14 @@ export function requestBody(operation: Record<string, unknown>, operationPointer
     const whole = wholeKinds[0];
     const name = uniqueName("body", "request");
     taken.add(name);
-    const isRequired = required && !mixed;
     if (whole.kind === "json") {
-      const param = toParam(name, whole.schema, isRequired, body.description);
+      const param = toParam(name, whole.schema, required, body.description);
       if (!param.description) param.description = "The request body (JSON).";
       mapping.params.push(param);
     } else {
       const binary = wholeKinds.some((o) => o.kind === "raw" && (isBinaryMediaType(o.mediaType) || isBinarySchema(o.media.schema)));
       const description = plainText(typeof body.description === "string" ? body.description : undefined, 4000) || `The request body (${wholeKinds.map((o) => o.mediaType).join(", ")}).`;
-      const param: ToolParam = { name, type: "string", required: isRequired, description };
+      const param: ToolParam = { name, type: "string", required, description };
       if (binary) {
         asFile(param, false);
         files.add(name);
