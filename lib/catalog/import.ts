@@ -1,11 +1,14 @@
-// importCatalog: stores a validated manifest. Upserts keep it idempotent (re-importing updates
-// changed rows in place and bumps their updated_at; unchanged rows are not written); everything
-// happens in one transaction so a failed import leaves the previous catalog untouched. Tools missing
-// from a re-import are left as they are, unless the import retires them (`retireMissing`).
+// importCatalog: stores a validated manifest. Idempotent: the incoming rows are compared with the
+// stored ones first and only those that differ are written (updated in place, updated_at bumped),
+// so a re-import that changes nothing writes nothing, and the catalog version (bumped by a
+// statement trigger on every write, even one of zero rows) stays as it was. Everything happens in
+// one transaction so a failed import leaves the previous catalog untouched. Tools missing from a
+// re-import are left as they are, unless the import retires them (`retireMissing`).
 import { type SQL, and, eq, getTableColumns, getTableName, inArray, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { providers, tools } from "../db/schema";
 import type { Db } from "../db/types";
+import { rows as rowsOf } from "../db/row-sql";
 import { type Manifest, type ProviderManifest, type ToolManifest, describeBillingRule } from "./manifest";
 
 /** Rows per INSERT: ~25 columns × 500 stays far below PostgreSQL's 65,535 bind parameters. */
@@ -42,39 +45,54 @@ export async function importCatalog(db: Db, manifest: Manifest, opts: ImportOpti
   let retired = 0;
   await db.transaction(async (tx) => {
     for (const batch of chunks(providerRows)) {
-      await tx.insert(providers).values(batch).onConflictDoUpdate({ target: providers.id, set: excludedSet(providers) });
+      const differing = await differingRows(tx, providers, batch);
+      if (differing.length === 0) continue;
+      await tx.insert(providers).values(differing).onConflictDoUpdate({ target: providers.id, set: excludedSet(providers), setWhere: differs(providers) });
     }
     let done = 0;
     for (const batch of chunks(toolRows)) {
-      // A row is rewritten only when some column differs; `xmax = 0` tells an insert from an update.
-      const written = await tx
-        .insert(tools)
-        .values(batch)
-        .onConflictDoUpdate({ target: tools.id, set: excludedSet(tools), setWhere: differs(tools) })
-        .returning({ inserted: sql<boolean>`(xmax = 0)` });
-      for (const row of written) {
-        if (row.inserted) added++;
-        else changed++;
+      const differing = await differingRows(tx, tools, batch);
+      if (differing.length > 0) {
+        // `setWhere` still guards a row another transaction wrote meanwhile; `xmax = 0` tells an insert from an update.
+        const written = await tx
+          .insert(tools)
+          .values(differing)
+          .onConflictDoUpdate({ target: tools.id, set: excludedSet(tools), setWhere: differs(tools) })
+          .returning({ inserted: sql<boolean>`(xmax = 0)` });
+        for (const row of written) {
+          if (row.inserted) added++;
+          else changed++;
+        }
       }
       done += batch.length;
       opts.onProgress?.(done, toolRows.length);
     }
     if (opts.retireMissing) {
       const listed = JSON.stringify(toolRows.map((t) => t.id));
-      const gone = await tx
-        .update(tools)
-        .set({ status: "retired", updatedAt: sql`now()` })
-        .where(
-          and(
-            inArray(
-              tools.providerId,
-              providerRows.map((p) => p.id),
+      const missing = and(
+        inArray(
+          tools.providerId,
+          providerRows.map((p) => p.id),
+        ),
+        eq(tools.status, "active"),
+        sql`${tools.id} NOT IN (SELECT jsonb_array_elements_text(${listed}::jsonb))`,
+      );
+      // Read first: an UPDATE of no rows would still bump the catalog version.
+      const gone = await tx.select({ id: tools.id }).from(tools).where(missing);
+      if (gone.length > 0) {
+        await tx
+          .update(tools)
+          .set({ status: "retired", updatedAt: sql`now()` })
+          .where(
+            and(
+              missing,
+              inArray(
+                tools.id,
+                gone.map((t) => t.id),
+              ),
             ),
-            eq(tools.status, "active"),
-            sql`${tools.id} NOT IN (SELECT jsonb_array_elements_text(${listed}::jsonb))`,
-          ),
-        )
-        .returning({ id: tools.id });
+          );
+      }
       retired = gone.length;
     }
   });
@@ -178,6 +196,25 @@ function excludedSet(table: PgTable): Record<string, SQL> {
   const set: Record<string, SQL> = { updatedAt: sql`now()` };
   for (const [key, name] of contentColumns(table)) set[key] = sql.raw(`excluded."${name}"`);
   return set;
+}
+
+/**
+ * The incoming rows that are new or differ from the stored ones in some content column, found by
+ * one read: the rows travel as JSON, typed by the table's own row type (`jsonb_populate_recordset`),
+ * and are compared as `differs` compares them. A column left undefined (the database's default)
+ * reads as NULL there: such a row counts as differing and is written, as before.
+ */
+async function differingRows<R extends { id: string }>(tx: Db, table: PgTable, rows: R[]): Promise<R[]> {
+  const columns = Object.entries(getTableColumns(table)).filter(([key]) => key !== "createdAt" && key !== "updatedAt");
+  const json = JSON.stringify(rows.map((row) => Object.fromEntries(columns.map(([key, column]) => [column.name, (row as Record<string, unknown>)[key]]))));
+  const name = getTableName(table);
+  const names = contentColumns(table).map(([, n]) => n);
+  const result = await tx.execute(
+    sql`SELECT i.id FROM jsonb_populate_recordset(NULL::${sql.raw(`"${name}"`)}, ${json}::jsonb) AS i LEFT JOIN ${sql.raw(`"${name}"`)} s ON s.id = i.id
+        WHERE s.id IS NULL OR ${sql.raw(`(${names.map((n) => `s."${n}"`).join(", ")}) IS DISTINCT FROM (${names.map((n) => `i."${n}"`).join(", ")})`)}`,
+  );
+  const differing = new Set(rowsOf<{ id: string }>(result).map((r) => r.id));
+  return rows.filter((row) => differing.has(row.id));
 }
 
 /** True when the stored row and the incoming one differ in some content column (jsonb compares by value). */
