@@ -271,6 +271,17 @@ describe("MCP: an agent's delegation token", () => {
 });
 
 describe("MCP: direct mode (the catalog's tools themselves)", () => {
+  it("an unknown source answers 404 naming it instead of an empty tool list", async () => {
+    const a = await seedAccount(database.db, { credits: "0" });
+    const res = await fetch(`${server.url}/api/v1/mcp?tools=direct&source=no-such-source`, {
+      method: "POST",
+      headers: { ...bearer(a.apiKey), "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ status: "failure", status_code: 404, message: expect.stringContaining('"no-such-source"') });
+  });
+
   it("lists a source's tools 100 a page with MCP-safe names, and calls them like Call", async () => {
     const tools = Array.from({ length: 130 }, (_, i) => ({
       id: `direct-src.tool:${String(i).padStart(3, "0")}`,

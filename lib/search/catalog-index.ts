@@ -1,9 +1,17 @@
 // The in-memory catalog behind Discover and Inspect: the active tools with everything a result
-// shows, and the ranking index built from them. One snapshot per database handle; it is rebuilt
-// when `catalog_state.version` (bumped by triggers on every write to tools or providers, in the
+// shows, and the ranking indexes built from them. One snapshot per database handle, replaced when
+// `catalog_state.version` (bumped by triggers on every write to tools or providers, in the
 // writing transaction) differs from the version it was built from. Callers read the version on
-// each request (`readCatalogVersionAndCredits`), so a change committed
-// by any instance is seen by the next search on every instance.
+// each request (`readCatalogVersionAndCredits`), so a change committed by any instance is seen by
+// the next search on every instance.
+//
+// A new version costs what changed, not the whole catalog: the snapshot reads and tokenises again
+// only the tools whose row (or provider's row) was written since the previous one was read (their
+// `xmin` not visible in its database snapshot); the others keep their records and analysed documents. An index
+// whose tools are all unchanged is reused as it is. One that changed is rebuilt: on the request path
+// when it is small, else in the background while the last built index answers, its results mapped
+// to the new snapshot's records (a tool no longer active is never returned; a new tool is found by
+// its id or name at once, by its words once the new index is built).
 import { eq, sql } from "drizzle-orm";
 import { catalogState, creditBalances, providers, tools } from "../db/schema";
 import type { Db } from "../db/types";
@@ -41,21 +49,79 @@ export interface CatalogTool {
   httpPath: string | null;
 }
 
+/**
+ * A ranking index and the tools at its positions. `tools[i]` is this snapshot's record of the tool
+ * the index holds at position i, or undefined where that tool is no longer active (or no longer of
+ * the source): an earlier index answering while this snapshot's own one is built.
+ */
+export interface RankingPool {
+  index: SearchIndex;
+  tools: readonly (CatalogTool | undefined)[];
+  /** Built from exactly this snapshot's tools. */
+  current: boolean;
+}
+
 export interface CatalogSnapshot {
   version: number;
   tools: readonly CatalogTool[];
   byId: ReadonlyMap<string, CatalogTool>;
   /** Lower-cased tool names, for an exact-name match ahead of ranking. */
   byName: ReadonlyMap<string, readonly CatalogTool[]>;
-  /** Index of every active tool, built on first use (in slices: other requests run meanwhile). */
-  index(): Promise<SearchIndex>;
-  /** Index of one `source` alone (its own catalog: its own term statistics), built on first use. */
-  sourceIndex(source: string): Promise<{ index: SearchIndex; tools: readonly CatalogTool[] } | null>;
+  /** The `source` values of the active tools. */
+  sources: ReadonlySet<string>;
+  /**
+   * The index of every active tool, or with `source` of that source's alone (its own catalog: its
+   * own term statistics); null for a source no active tool has. Built on first use.
+   */
+  pool(source?: string): Promise<RankingPool | null>;
+  /** Settles when the indexes this snapshot is building in the background are built (benches, tests). */
+  settled(): Promise<void>;
+}
+
+/**
+ * An index this large or smaller is rebuilt on the request that needs it (about 0.1-0.2 ms a tool:
+ * well within a search's budget); a larger one in the background while the last one answers.
+ */
+const SYNC_BUILD_MAX_TOOLS = 1_000;
+const BACKGROUND_START_DELAY_MS = 50;
+/** The key of the whole catalog's index among the per-source ones. */
+const WHOLE = "\u0000all";
+
+interface Entry {
+  tool: CatalogTool;
+  analyzed: AnalyzedDocument;
+}
+
+/** An index as built, with the documents and tool ids at its positions. */
+interface BuiltIndex {
+  version: number;
+  docs: readonly AnalyzedDocument[];
+  ids: readonly string[];
+  index: SearchIndex;
+}
+
+interface PoolState {
+  docs: AnalyzedDocument[];
+  tools: CatalogTool[];
+  index?: SearchIndex;
+  build?: Promise<SearchIndex | null>;
+  /** The last built index mapped to this snapshot's records, while `index` is being built. */
+  stale?: { of: BuiltIndex; tools: (CatalogTool | undefined)[] };
+}
+
+interface Snapshot extends CatalogSnapshot {
+  entries: ReadonlyMap<string, Entry>;
+  /** The database snapshot (`pg_current_snapshot()`) the tools were read in: a later read takes the rows written since. */
+  seen: string;
 }
 
 interface State {
-  snapshot?: CatalogSnapshot;
-  pending?: { version: number; promise: Promise<CatalogSnapshot> };
+  snapshot?: Snapshot;
+  pending?: { version: number; promise: Promise<Snapshot> };
+  /** Per index (whole catalog or a source), the newest one built: it answers while a newer one builds. */
+  built: Map<string, BuiltIndex>;
+  /** Per index, the build in progress: one at a time, so two quick changes never build in parallel. */
+  building: Map<string, Promise<unknown>>;
 }
 
 const states = new WeakMap<Db, State>();
@@ -83,20 +149,22 @@ export async function readCatalogVersionAndCredits(db: Db, accountId: string): P
 }
 
 /**
- * The snapshot for `version`: the cached one when current, else one rebuild shared by every
- * concurrent caller (single flight). A rebuild waits for the new data rather than serving the old
+ * The snapshot for `version`: the cached one when current, else one load shared by every
+ * concurrent caller (single flight). A load waits for the new data rather than serving the old
  * snapshot, so a retired tool disappears from the very next search.
  */
 export async function catalogSnapshot(db: Db, version: number): Promise<CatalogSnapshot> {
   let state = states.get(db);
-  if (!state) states.set(db, (state = {}));
+  if (!state) states.set(db, (state = { built: new Map(), building: new Map() }));
   if (state.snapshot && state.snapshot.version >= version) return state.snapshot;
   if (state.pending && state.pending.version >= version) return state.pending.promise;
   const s = state;
-  const promise = loadSnapshot(db).then(
+  const promise = loadSnapshot(db, s).then(
     (snapshot) => {
       if (!s.snapshot || snapshot.version >= s.snapshot.version) s.snapshot = snapshot;
       if (s.pending?.promise === promise) s.pending = undefined;
+      // An index of a source that has no active tool left answers nothing any more.
+      for (const key of s.built.keys()) if (key !== WHOLE && !s.snapshot.sources.has(key)) s.built.delete(key);
       return snapshot;
     },
     (err: unknown) => {
@@ -108,45 +176,93 @@ export async function catalogSnapshot(db: Db, version: number): Promise<CatalogS
   return promise;
 }
 
-async function loadSnapshot(db: Db): Promise<CatalogSnapshot> {
-  // One repeatable-read transaction: the version read belongs to exactly these rows.
-  const { version, rows } = await db.transaction(
+/** Only what results show and the index reads (not execution settings or search_text). */
+function selectTools(tx: Db) {
+  return tx
+    .select({
+      tool: {
+        id: tools.id,
+        name: tools.name,
+        description: tools.description,
+        lang: tools.lang,
+        i18n: tools.i18n,
+        category: tools.category,
+        params: tools.params,
+        oneOfRequired: tools.oneOfRequired,
+        examples: tools.examples,
+        expectedCost: tools.expectedCost,
+        billingRule: tools.billingRule,
+        successRate: tools.successRate,
+        avgExecutionTimeMs: tools.avgExecutionTimeMs,
+        source: tools.source,
+        updatedAt: tools.updatedAt,
+        providerId: tools.providerId,
+        httpPath: sql<string | null>`${tools.execution}->>'path'`,
+      },
+      active: sql<boolean>`${tools.status} = 'active'`,
+      providerName: providers.name,
+      providerI18n: providers.i18n,
+    })
+    .from(tools)
+    .innerJoin(providers, eq(providers.id, tools.providerId));
+}
+
+type ToolRow = Awaited<ReturnType<typeof selectTools>>[number];
+
+/**
+ * Whether a row version (`xmin`) was written by a transaction the snapshot `seen` did not see:
+ * committed after it was taken, or in progress then. `xmin` is 32 bits; the snapshot functions
+ * take the 64-bit id, whose epoch is that of `top` (the reading snapshot's upper bound), or the
+ * one before when the low bits are past it.
+ */
+function unseen(xmin: string, seen: string, top: string) {
+  const id = sql`((${top}::bigint & ~4294967295::bigint) | ${sql.raw(xmin)}::text::bigint)`;
+  return sql`NOT pg_visible_in_snapshot((CASE WHEN ${id} >= ${top}::bigint THEN ${id} - 4294967296 ELSE ${id} END)::text::xid8, ${seen}::pg_snapshot)`;
+}
+
+/**
+ * The tools of a new snapshot. With a previous one, only the rows written since it was read (the
+ * tool's or its provider's) are read and tokenised again; the rest keep their entries. Tools are
+ * never deleted by Tollgate (retired instead): should the active count still disagree, the whole
+ * catalog is read again.
+ */
+async function loadSnapshot(db: Db, state: State, previous = state.snapshot): Promise<Snapshot> {
+  // One repeatable-read transaction: the version and the snapshot id belong to exactly these rows.
+  const { version, seen, activeCount, rows } = await db.transaction(
     async (tx) => {
-      const v = await tx.select({ version: catalogState.version }).from(catalogState).where(eq(catalogState.id, 1));
-      // Only what results show and the index reads (not execution settings or search_text).
-      const r = await tx
+      const [head] = await tx
         .select({
-          tool: {
-            id: tools.id,
-            name: tools.name,
-            description: tools.description,
-            lang: tools.lang,
-            i18n: tools.i18n,
-            category: tools.category,
-            params: tools.params,
-            oneOfRequired: tools.oneOfRequired,
-            examples: tools.examples,
-            expectedCost: tools.expectedCost,
-            billingRule: tools.billingRule,
-            successRate: tools.successRate,
-            avgExecutionTimeMs: tools.avgExecutionTimeMs,
-            source: tools.source,
-            updatedAt: tools.updatedAt,
-            providerId: tools.providerId,
-            httpPath: sql<string | null>`${tools.execution}->>'path'`,
-          },
-          providerName: providers.name,
-          providerI18n: providers.i18n,
+          version: catalogState.version,
+          seen: sql<string>`pg_current_snapshot()::text`,
+          top: sql<string>`pg_snapshot_xmax(pg_current_snapshot())::text`,
+          activeCount: sql<number>`(SELECT count(*) FROM ${tools} WHERE ${tools.status} = 'active')::int`,
         })
-        .from(tools)
-        .innerJoin(providers, eq(providers.id, tools.providerId))
-        .where(eq(tools.status, "active"))
-        .orderBy(sql`${tools.id}`);
-      return { version: Number(v[0]?.version ?? 0), rows: r };
+        .from(catalogState)
+        .where(eq(catalogState.id, 1));
+      const top = head?.top ?? "0";
+      const changed = previous ? sql`${unseen(`"tools".xmin`, previous.seen, top)} OR ${unseen(`"providers".xmin`, previous.seen, top)}` : eq(tools.status, "active");
+      return { version: Number(head?.version ?? 0), seen: head?.seen ?? "", activeCount: Number(head?.activeCount ?? 0), rows: await selectTools(tx).where(changed) };
     },
     { isolationLevel: "repeatable read", accessMode: "read only" },
   );
-  const list: CatalogTool[] = rows.map(({ tool, providerName, providerI18n }) => ({
+  const entries = new Map(previous?.entries);
+  let analyzed = 0;
+  for (const row of rows) {
+    if (!row.active) {
+      entries.delete(row.tool.id);
+      continue;
+    }
+    const tool = catalogTool(row);
+    entries.set(tool.id, { tool, analyzed: analyzeDocument(indexDocument(tool)) });
+    // Tokenising is most of a new snapshot's cost: in slices that let other requests run in between.
+    if (++analyzed % 200 === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  if (previous && entries.size !== activeCount) return loadSnapshot(db, state, undefined);
+  return buildSnapshot(version, seen, entries, state);
+}
+
+function catalogTool({ tool, providerName, providerI18n }: ToolRow): CatalogTool {
+  return {
     id: tool.id,
     name: tool.name,
     description: tool.description,
@@ -166,11 +282,14 @@ async function loadSnapshot(db: Db): Promise<CatalogSnapshot> {
     providerName,
     providerI18n: (providerI18n ?? {}) as CatalogTool["providerI18n"],
     httpPath: tool.httpPath ?? null,
-  }));
-  return buildSnapshot(version, list);
+  };
 }
 
-async function buildSnapshot(version: number, list: CatalogTool[]): Promise<CatalogSnapshot> {
+function buildSnapshot(version: number, seen: string, entries: Map<string, Entry>, state: State): Snapshot {
+  // Ordered by id as `ORDER BY id` orders them in a C collation: positions break ranking ties.
+  const ordered = [...entries.values()].sort((a, b) => (a.tool.id < b.tool.id ? -1 : a.tool.id > b.tool.id ? 1 : 0));
+  const list = ordered.map((e) => e.tool);
+  const analyzed = ordered.map((e) => e.analyzed);
   const byId = new Map(list.map((t) => [t.id, t]));
   const byName = new Map<string, CatalogTool[]>();
   for (const t of list) {
@@ -182,33 +301,84 @@ async function buildSnapshot(version: number, list: CatalogTool[]): Promise<Cata
       else byName.set(key, [t]);
     }
   }
-  // Tokenising is most of an index's cost: done once per tool, shared by every index, in slices
-  // that let other requests run in between (a 4,000-tool catalog takes about half a second).
-  const analyzed: AnalyzedDocument[] = [];
-  for (const t of list) {
-    analyzed.push(analyzeDocument(indexDocument(t)));
-    if (analyzed.length % 200 === 0) await new Promise((resolve) => setImmediate(resolve));
-  }
-  let whole: Promise<SearchIndex> | undefined;
-  const perSource = new Map<string, Promise<{ index: SearchIndex; tools: CatalogTool[] } | null>>();
+  const sources = new Set(list.flatMap((t) => (t.source === null ? [] : [t.source])));
+  const pools = new Map<string, PoolState>();
+
+  const poolState = (key: string, source: string | undefined): PoolState | null => {
+    let pool = pools.get(key);
+    if (pool) return pool;
+    // Unknown sources are not remembered: a client could otherwise grow this map at will.
+    if (source !== undefined && !sources.has(source)) return null;
+    const positions = source === undefined ? list.map((_, i) => i) : list.flatMap((t, i) => (t.source === source ? [i] : []));
+    pool = { docs: positions.map((i) => analyzed[i]), tools: positions.map((i) => list[i]) };
+    const last = state.built.get(key);
+    if (last && sameDocuments(last.docs, pool.docs)) pool.index = last.index;
+    pools.set(key, pool);
+    return pool;
+  };
+
+  const startBuild = (key: string, pool: PoolState, inBackground: boolean): Promise<SearchIndex | null> => {
+    const before = state.building.get(key) ?? Promise.resolve();
+    const build = before
+      .catch(() => undefined)
+      .then(async () => {
+        if (inBackground) {
+          // Begins after the request that found the change has answered: the build's first
+          // slices would otherwise run inside that request's database round trips.
+          await new Promise((resolve) => setTimeout(resolve, BACKGROUND_START_DELAY_MS));
+          // A build a newer snapshot has superseded meanwhile is not worth its CPU.
+          if (state.snapshot !== undefined && state.snapshot.version > version) return null;
+        }
+        const index = await SearchIndex.build(pool.docs);
+        pool.index = index;
+        pool.stale = undefined;
+        const newest = state.built.get(key);
+        if (!newest || newest.version <= version) state.built.set(key, { version, docs: pool.docs, ids: pool.tools.map((t) => t.id), index });
+        return index;
+      });
+    state.building.set(key, build);
+    void build.finally(() => {
+      if (state.building.get(key) === build) state.building.delete(key);
+    });
+    return build;
+  };
+
   return {
     version,
     tools: list,
     byId,
     byName,
-    index: () => (whole ??= SearchIndex.build(analyzed)),
-    sourceIndex(source) {
-      let pending = perSource.get(source);
-      if (!pending) {
-        const positions = list.flatMap((t, i) => (t.source === source ? [i] : []));
-        // Unknown sources are not remembered: a client could otherwise grow this map at will.
-        if (positions.length === 0) return Promise.resolve(null);
-        pending = SearchIndex.build(positions.map((i) => analyzed[i])).then((index) => ({ index, tools: positions.map((i) => list[i]) }));
-        perSource.set(source, pending);
+    sources,
+    entries,
+    seen,
+    async pool(source) {
+      const key = source ?? WHOLE;
+      const pool = poolState(key, source);
+      if (!pool) return null;
+      if (pool.index) return { index: pool.index, tools: pool.tools, current: true };
+      const last = state.built.get(key);
+      const inBackground = last !== undefined && pool.docs.length > SYNC_BUILD_MAX_TOOLS;
+      pool.build ??= startBuild(key, pool, inBackground);
+      if (inBackground) {
+        if (pool.stale?.of !== last) pool.stale = { of: last, tools: last.ids.map((id) => inScope(byId.get(id), source)) };
+        return { index: last.index, tools: pool.stale.tools, current: false };
       }
-      return pending;
+      const index = (await pool.build) ?? (await startBuild(key, pool, false));
+      return { index: index!, tools: pool.tools, current: true };
+    },
+    async settled() {
+      await Promise.all([...pools.values()].map((p) => p.build));
     },
   };
+}
+
+function inScope(tool: CatalogTool | undefined, source: string | undefined): CatalogTool | undefined {
+  return tool && (source === undefined || tool.source === source) ? tool : undefined;
+}
+
+/** The same documents (the very objects: a changed tool is analysed anew) in the same order. */
+function sameDocuments(a: readonly AnalyzedDocument[], b: readonly AnalyzedDocument[]): boolean {
+  return a.length === b.length && a.every((doc, i) => doc === b[i]);
 }
 
 export function normalizeName(name: string): string {

@@ -6,6 +6,7 @@ import type { Db } from "../db/types";
 import { budgetRefusalMessage, debitWithinBudgets } from "../billing/budgets";
 import { systemClock, type Clock } from "../clock";
 import { usageEventRow } from "../audit/usage-event";
+import { notFound } from "../errors";
 import { newId, newUuid } from "../ids";
 import { credits, creditsText, creditsToNumber, creditsToSql } from "../money";
 import { capabilityResult, routingCard } from "./capability";
@@ -36,6 +37,7 @@ export async function searchTools(db: Db, input: SearchToolsInput): Promise<Sear
   const { request, lang } = input;
   const { version, available } = await readCatalogVersionAndCredits(db, input.accountId);
   const snapshot = await catalogSnapshot(db, version);
+  assertKnownSource(snapshot, request.source);
   const ranked = await rankTools(snapshot, request.query, request.limit, request.source);
   const found = ranked.map((r) => r.tool);
   const results = ranked.map(({ tool, match }) => (request.view === "routing" ? routingCard(tool, lang) : { ...capabilityResult(tool, lang), match: match() }));
@@ -149,7 +151,7 @@ export interface RankedTool {
  * query, then the ranker's order. With `source`, only that catalog's tools, ranked by its own index.
  */
 export async function rankTools(snapshot: CatalogSnapshot, query: string, limit: number, source?: string): Promise<RankedTool[]> {
-  const pool = source === undefined ? { index: await snapshot.index(), tools: snapshot.tools } : await snapshot.sourceIndex(source);
+  const pool = await snapshot.pool(source);
   if (!pool) return [];
   const inScope = (t: CatalogTool) => source === undefined || t.source === source;
   const exact: CatalogTool[] = [];
@@ -158,11 +160,27 @@ export async function rankTools(snapshot: CatalogSnapshot, query: string, limit:
   const sameName = (snapshot.byName.get(normalizeName(query)) ?? []).filter((t) => inScope(t) && t !== byId);
   exact.push(...[...sameName].sort((a, b) => a.id.localeCompare(b.id)));
   const taken = new Set(exact.map((t) => t.id));
-  const ranked = pool.index.search(query, limit, (i) => !taken.has(pool.tools[i].id));
+  // Positions without a tool belong to an earlier index answering while the current one builds.
+  const ranked = pool.index.search(query, limit, (i) => {
+    const tool = pool.tools[i];
+    return tool !== undefined && !taken.has(tool.id);
+  });
+  const explainExact = (tool: CatalogTool): MatchExplanation => {
+    const at = pool.tools.indexOf(tool);
+    // A tool newer than the answering index is found by its id or name, not by its words (yet).
+    return at < 0 ? { fields: {}, expanded: [] } : pool.index.explain(query, at);
+  };
   return [
-    ...exact.map((tool) => ({ tool, match: () => pool.index.explain(query, pool.tools.indexOf(tool)) })),
-    ...ranked.map((r) => ({ tool: pool.tools[r.index], match: () => pool.index.explain(query, r.index, r.neededBy) })),
+    ...exact.map((tool) => ({ tool, match: () => explainExact(tool) })),
+    ...ranked.map((r) => ({ tool: pool.tools[r.index]!, match: () => pool.index.explain(query, r.index, r.neededBy) })),
   ].slice(0, limit);
+}
+
+/** A search scoped to a source no active tool comes from is refused: a typo must not read as "nothing matches". */
+export function assertKnownSource(snapshot: CatalogSnapshot, source: string | undefined): void {
+  if (source !== undefined && !snapshot.sources.has(source)) {
+    throw notFound(`Unknown source "${source}": no active tool in the catalog comes from it (GET /api/v1/providers lists the catalog's providers and their sources)`);
+  }
 }
 
 function insufficientMessage(price: string): string {

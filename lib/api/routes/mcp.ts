@@ -16,6 +16,8 @@ import { PublicApiErrorSchema } from "../../http/schemas";
 import { publicUrl } from "../../env";
 import { buildMcpServer, mcpCaller } from "../../mcp/tollgate-mcp-server";
 import { buildDirectMcpServer } from "../../mcp/direct-mcp-server";
+import { catalogSnapshot, readCatalogVersionAndCredits } from "../../search/catalog-index";
+import { assertKnownSource } from "../../search/search-tools";
 
 export const MCP_PATH = "/mcp";
 export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
@@ -50,7 +52,13 @@ async function handleMcp(c: Context<ApiEnv>) {
   }
   const mode = c.req.query("tools") ?? "meta";
   if (mode !== "meta" && mode !== "direct") return publicApiError(c, 400, "tools must be meta (discover, inspect, probe, call; the default) or direct (the catalog's tools)");
-  const server = mode === "direct" ? buildDirectMcpServer(c, auth, mcpCaller(auth), c.req.query("source") || undefined) : buildMcpServer(c, auth);
+  const source = c.req.query("source") || undefined;
+  if (mode === "direct" && source !== undefined) {
+    // An unknown source is refused by name (404), not listed as a catalog without tools.
+    const { version } = await readCatalogVersionAndCredits(c.env.db, auth.accountId);
+    assertKnownSource(await catalogSnapshot(c.env.db, version), source);
+  }
+  const server = mode === "direct" ? buildDirectMcpServer(c, auth, mcpCaller(auth), source) : buildMcpServer(c, auth);
   // Stateless: no session to keep, so any instance answers any request; JSON responses, no SSE stream.
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
@@ -93,7 +101,7 @@ export function registerMcp(app: ApiApp) {
     request: {
       query: z.object({
         tools: z.enum(["meta", "direct"]).optional().openapi({ description: "`meta` (default): discover, inspect, probe, call. `direct`: the catalog's tools themselves, 100 per tools/list page" }),
-        source: z.string().optional().openapi({ description: "Direct mode: only the tools imported from this catalog source" }),
+        source: z.string().optional().openapi({ description: "Direct mode: only the tools imported from this catalog source (404 when no active tool comes from it)" }),
       }),
     },
     description:
@@ -103,6 +111,7 @@ export function registerMcp(app: ApiApp) {
       200: { description: "A JSON-RPC response", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } },
       401: { description: "No or bad credential; WWW-Authenticate names the protected-resource metadata", content: { "application/json": { schema: PublicApiErrorSchema } } },
       400: { description: "Not a JSON-RPC message (JSON-RPC error object)", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } },
+      404: { description: "Direct mode: `source` names no catalog source with an active tool; the message names it", content: { "application/json": { schema: PublicApiErrorSchema } } },
       405: { description: "GET and DELETE: no server-initiated stream or session in stateless mode", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } },
       406: { description: "The client does not accept both application/json and text/event-stream (JSON-RPC error object)", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } },
     },

@@ -106,6 +106,26 @@ describe("POST /search ranking on the demo catalog", () => {
     expect(await ids({ query: "convert celsius", source: "late" })).toEqual([]);
   });
 
+  it("an unknown source answers 404 naming it, records no search and charges nothing", async () => {
+    const before = await database.db.select({ id: searches.id }).from(searches).where(eq(searches.accountId, seed.accountId));
+    const res = await search({ query: "northern lights", source: "lat" });
+    const body = await res.json();
+    expect(res.status).toBe(404);
+    expect(body).toMatchObject({ status: "failure", status_code: 404, message: expect.stringContaining('"lat"') });
+    const after = await database.db.select({ id: searches.id }).from(searches).where(eq(searches.accountId, seed.accountId));
+    expect(after).toHaveLength(before.length);
+  });
+
+  it("a source whose tools are all retired is unknown too", async () => {
+    await database.db.update(tools).set({ status: "retired" }).where(eq(tools.id, "late.aurora"));
+    try {
+      expect((await search({ query: "northern lights", source: "late" })).status).toBe(404);
+    } finally {
+      await database.db.update(tools).set({ status: "active" }).where(eq(tools.id, "late.aurora"));
+    }
+    expect(await ids({ query: "northern lights", source: "late" })).toEqual(["late.aurora"]);
+  });
+
   it("answers an empty result list when nothing matches", async () => {
     const res = await search({ query: "zzqxj vvkkw" });
     const body = await res.json();

@@ -24,6 +24,10 @@ const route = createRoute({
   responses: {
     200: searchResponse("Ranked capabilities"),
     402: searchResponse("Insufficient credits for a priced search: empty results, error_message and remaining_credits"),
+    404: {
+      description: "Extension: `source` names no catalog source with an active tool; the message names it. Not recorded and not charged",
+      content: { "application/json": { schema: PublicApiErrorSchema } },
+    },
     422: { description: "Invalid request body", content: { "application/json": { schema: HTTPValidationErrorSchema } } },
     429: { description: "Rate limited (120 searches per minute per account)", content: { "application/json": { schema: PublicApiErrorSchema } } },
     ...authErrorResponses,
