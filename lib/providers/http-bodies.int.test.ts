@@ -20,8 +20,8 @@ interface Received {
 
 /**
  * A fake upstream on a free loopback port that records every request byte for byte. It answers a
- * create of a pet with 201, a Location and no body (a write that returns nothing), anything else
- * with a small JSON echo.
+ * create of a pet with 201, a Location and no body, a PATCH with 204 (writes that return nothing),
+ * anything else with a small JSON echo.
  */
 async function startReceiver(): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
   const received: Received[] = [];
@@ -31,6 +31,10 @@ async function startReceiver(): Promise<{ url: string; received: Received[]; clo
     req.on("end", () => {
       const [path, query = ""] = (req.url ?? "/").split("?");
       received.push({ method: req.method ?? "", path, query, headers: req.headers, body: Buffer.concat(chunks) });
+      if (req.method === "PATCH") {
+        res.writeHead(204);
+        return res.end();
+      }
       if (req.method === "POST" && path === "/v1/pets") {
         res.writeHead(201, { location: "/v1/pets/42" });
         return res.end();
@@ -53,7 +57,8 @@ function formDataOf(sent: Received): Promise<FormData> {
  * A small API as publishers write them: bearer by default; a form body with a nested object
  * (deepObject) under basic auth; a multipart upload with a file and a JSON part, on its own server,
  * authenticated by a cookie key; a JSON create answering 201 without content, under a header key;
- * an open health check (`security: []`); and an operation whose scheme's variable is never set.
+ * a note offered as JSON or a form; a JSON patch answering 204; an open health check
+ * (`security: []`); and an operation whose scheme's variable is never set.
  */
 function uploadShopDocument(receiver: string) {
   const json = (schema: object) => ({ content: { "application/json": { schema } } });
@@ -142,6 +147,29 @@ function uploadShopDocument(receiver: string) {
           responses: { "201": { description: "Created", headers: { Location: { schema: { type: "string" } } } } },
         },
       },
+      "/notes": {
+        post: {
+          operationId: "createNote",
+          summary: "Create a note",
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": { schema: { type: "object", required: ["title"], properties: { title: { type: "string" }, labels: { type: "array", items: { type: "string" } } } } },
+              "application/x-www-form-urlencoded": { schema: { type: "object", required: ["title"], properties: { title: { type: "string" }, labels: { type: "array", items: { type: "string" } } } } },
+            },
+          },
+          responses: ok,
+        },
+      },
+      "/notes/{id}": {
+        patch: {
+          operationId: "patchNote",
+          summary: "Patch a note",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          requestBody: { required: true, content: { "application/json-patch+json": { schema: { type: "array", items: { type: "object" } } } } },
+          responses: { "204": { description: "Patched" } },
+        },
+      },
       "/health": { get: { operationId: "health", summary: "Check health", security: [], responses: ok } },
       "/admin/purge": { post: { operationId: "purge", summary: "Purge the cache", security: [{ adminToken: [] }], responses: ok } },
     },
@@ -170,7 +198,7 @@ beforeAll(async () => {
     origin: "upload-shop.json",
     allowPrivateNetwork: true,
     schemeEnv: { bearerAuth: "UPLOAD_SHOP_TOKEN", basicAuth: "UPLOAD_SHOP_BASIC", sessionKey: "UPLOAD_SHOP_SESSION", headerKey: "UPLOAD_SHOP_KEY", adminToken: "UPLOAD_SHOP_ADMIN" },
-    pricePerOperation: { createItem: 1, postMessage: 1, uploadFile: 1, createPet: 2, health: 0.5, purge: 1 },
+    pricePerOperation: { createItem: 1, postMessage: 1, uploadFile: 1, createPet: 2, health: 0.5, purge: 1, createNote: 1, patchNote: 1 },
   });
   await importCatalog(database.db, imported.manifest, { retireMissing: true });
   server = await startTestServer(database);
@@ -187,7 +215,7 @@ describe("an OpenAPI document with form, multipart and JSON bodies, imported thr
   it("imports every operation, none skipped", () => {
     expect(imported.skipped).toEqual([]);
     expect(imported.manifest.providers[0].tools.map((t) => t.id).sort()).toEqual(
-      ["createItem", "createPet", "health", "postMessage", "purge", "uploadFile"].map((op) => `upload-shop:${op}`),
+      ["createItem", "createNote", "createPet", "health", "patchNote", "postMessage", "purge", "uploadFile"].map((op) => `upload-shop:${op}`),
     );
   });
 });
@@ -234,6 +262,26 @@ describe("Calls arrive as the document declares them, with each operation's cred
     // A typed part without a filename is a field to the parser, not an upload.
     expect(JSON.parse(form.get("attributes") as string)).toEqual(attributes);
     expect(form.get("purpose")).toBe("avatar");
+  });
+
+  it("the Call picks the body's media type among those declared (JSON by default); the choosing parameter is never sent", async () => {
+    await call("upload-shop:createNote", { title: "a note", labels: ["x", "y"] });
+    expect(lastSent().headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(lastSent().body.toString("utf8"))).toEqual({ title: "a note", labels: ["x", "y"] });
+    const { body } = await call("upload-shop:createNote", { title: "a note", labels: ["x", "y"], content_type: "application/x-www-form-urlencoded" });
+    expect(body).toMatchObject({ success: true, cost: 1 });
+    expect(lastSent().headers["content-type"]).toBe("application/x-www-form-urlencoded");
+    expect(lastSent().body.toString("utf8")).toBe("title=a+note&labels=x&labels=y");
+  });
+
+  it("a JSON media type of its own (json-patch) is sent as declared; its declared 204 without content is a success", async () => {
+    const ops = [{ op: "replace", path: "/title", value: "renamed" }];
+    const { body } = await call("upload-shop:patchNote", { id: "n1", body: ops });
+    expect(body).toMatchObject({ success: true, cost: 1, result: { data: { status: 204 } }, execution_outcome: { reason_code: "result.valid", charge_outcome: "charged", http_status: 204 } });
+    const sent = lastSent();
+    expect(sent).toMatchObject({ method: "PATCH", path: "/v1/notes/n1" });
+    expect(sent.headers["content-type"]).toBe("application/json-patch+json");
+    expect(JSON.parse(sent.body.toString("utf8"))).toEqual(ops);
   });
 
   it("security: [] sends no credential at all", async () => {
