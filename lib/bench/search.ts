@@ -18,6 +18,7 @@ import { fitSettings } from "../search/fit";
 import { baseRankerSettings, defaultRankerSettings } from "../search/ranker";
 import { ReferenceBm25, type ReferenceDoc } from "../search/reference-bm25";
 import { median, percentile, startProductServer, statusField } from "./harness";
+import { benchSearchImport } from "./search-import";
 
 const CATALOG_DIR = path.resolve(process.env.CATALOG_DIR ?? path.join(process.cwd(), "../shared/catalog"));
 /** The contract's 120 searches per minute are per account: the bench spreads its requests over accounts. */
@@ -300,6 +301,8 @@ async function main() {
   } finally {
     await server.stop();
   }
+  // Import at scale (issue 47): on a server of its own, so its RSS figures are the imports' alone.
+  await benchSearchImport(CATALOG_DIR);
 }
 
 main().catch((err) => {
