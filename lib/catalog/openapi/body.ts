@@ -87,7 +87,8 @@ export function requestBody(operation: Record<string, unknown>, operationPointer
   });
   // JSON first (application/json itself before other JSON types), then the document's order.
   const rank = (o: Offered) => (o.kind !== "json" ? 2 : essence(o.mediaType) === "application/json" ? 0 : 1);
-  let offered = [...all].sort((a, b) => rank(a) - rank(b));
+  // `*/*` is sent as application/json: beside application/json itself it offers nothing more.
+  let offered = [...all].sort((a, b) => rank(a) - rank(b)).filter((o, i, list) => list.findIndex((other) => other.mediaType.toLowerCase() === o.mediaType.toLowerCase()) === i);
   const json = offered.filter((o) => o.kind === "json");
   if (json.length > 0 && offered.some((o) => o.kind === "raw")) {
     // A raw body beside JSON would need a second whole-body param: the JSON one says the same.

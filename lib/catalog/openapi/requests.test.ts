@@ -132,6 +132,9 @@ describe("request bodies", () => {
   it("a JSON body alone keeps today's mapping: no body_types for application/json, fields as params", async () => {
     const { execution } = await only(doc({ "/items": { post: body({ "application/json": { schema: { type: "object", properties: { a: { type: "string" } } } } }) } }));
     expect(execution).toEqual({ method: "POST", path: "/items", body: "json" });
+    // `*/*` beside it is sent as application/json too: nothing more to choose.
+    const any = await only(doc({ "/items": { post: body({ "application/json": { schema: { type: "object", properties: { a: { type: "string" } } } }, "*/*": { schema: { type: "object" } } }) } }));
+    expect(any.execution).toEqual({ method: "POST", path: "/items", body: "json" });
   });
 });
 
