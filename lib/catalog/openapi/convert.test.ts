@@ -218,5 +218,7 @@ describe("documents that cannot be imported", () => {
     expect(await failure(manifestFromOpenApi(priced, { origin: "x.json", pricePerOperation: { getB: 1 } }))).toContain("(--price-per-operation) getB: names no imported operation");
     const rules = await manifestFromOpenApi(priced, { origin: "x.json", pricePerOperation: { getA: { unit: "per_unit", amount_credits: 0.5, quantity_from: "result_items", max_units: 4 } } });
     expect(rules.manifest.providers[0].tools[0].billing_rule).toEqual({ unit: "per_unit", amount_credits: 0.5, quantity_from: "result_items", max_units: 4 });
+    const measuring = manifestFromOpenApi(priced, { origin: "x.json", pricePerOperation: { getA: { unit: "per_unit", amount_credits: 0.5, quantity_from: "param_length", quantity_param: "text" } } });
+    expect(await failure(measuring)).toContain('(--price-per-operation) getA: quantity_param names unknown parameter "text"');
   });
 });

@@ -5,7 +5,7 @@
 // operation, or a warning — never a silent drop. Pure: no database, no network.
 import $RefParser, { JSONParserErrorGroup } from "@apidevtools/json-schema-ref-parser";
 import swagger2openapi from "swagger2openapi";
-import { type HttpCredential, type Manifest, ManifestError, ProviderManifestSchema, type ToolManifest, formatIssueList, parseManifest, toolIdPattern } from "../manifest";
+import { type HttpCredential, type Manifest, ManifestError, ProviderManifestSchema, type ToolManifest, ToolManifestSchema, formatIssueList, parseManifest, toolIdPattern } from "../manifest";
 import { plainText } from "../plain-text";
 import { operationToolKey } from "./ids";
 import { type OperationContext, type OperationInput, type OperationTool, toolFromOperation } from "./operation";
@@ -70,7 +70,7 @@ export async function manifestFromOpenApi(input: unknown, options: OpenApiImport
   const baseUrl = providerBaseUrl(doc, options, errors);
   const providerId = options.providerId ?? slug(isObject(doc.info) && typeof doc.info.title === "string" ? doc.info.title : "");
   const skipped: OpenApiImport["skipped"] = [];
-  const tools: (OperationTool & { id: string })[] = [];
+  const tools: (OperationTool & { id: string; checked: ToolManifest })[] = [];
   const usedIds = new Set<string>();
   const shapes = new Map<string, string>();
   let operations = 0;
@@ -137,10 +137,10 @@ export async function manifestFromOpenApi(input: unknown, options: OpenApiImport
         continue;
       }
       const tool = { ...result.tool, id };
-      const invalid = toolIssue(tool);
-      if (invalid) {
+      const checked = checkTool(tool);
+      if ("reason" in checked) {
         usedIds.delete(id);
-        skip(invalid.reason, invalid.pointer ?? pointer);
+        skip(checked.reason, checked.pointer ?? pointer);
         continue;
       }
       if (id !== base) warnings.push({ pointer, message: `another operation already has the id "${base}": this one is "${id}"` });
@@ -149,13 +149,20 @@ export async function manifestFromOpenApi(input: unknown, options: OpenApiImport
       const twin = shapes.get(shape);
       if (twin) warnings.push({ pointer, message: `${label} has the same URL shape as ${twin}: the API cannot tell them apart` });
       else shapes.set(shape, label);
-      tools.push(tool);
+      tools.push({ ...tool, checked: checked.tool });
     }
   }
   if (isObject(doc.webhooks) && Object.keys(doc.webhooks).length > 0) warnings.push({ pointer: "/webhooks", message: "webhooks are not imported: Tollgate does not receive requests from the API" });
   const rules = billingRules(tools, options, errors);
+  for (const t of tools) {
+    const rule = rules.get(t.id);
+    // A per-unit rule names a parameter: the tool is checked again with it.
+    const priced = rule?.unit === "per_unit" ? ToolManifestSchema.safeParse({ ...t.checked, billing_rule: rule }) : undefined;
+    if (priced && !priced.success) errors.push({ pointer: `(--price-per-operation) ${t.operationId ?? t.id}`, message: priced.error.issues.map((i) => i.message).join("; ") });
+  }
   if (errors.length) fail();
 
+  // Each tool was checked on its own above: the provider is checked here without them, then given them.
   const manifest = parseManifest(
     {
       providers: [
@@ -169,12 +176,13 @@ export async function manifestFromOpenApi(input: unknown, options: OpenApiImport
           ...(auth ? { auth } : {}),
           allow_private_network: options.allowPrivateNetwork ?? false,
           ...(options.source ? { source: options.source } : {}),
-          tools: tools.map((t) => ({ ...manifestTool(t), billing_rule: rules.get(t.id) })),
+          tools: [],
         },
       ],
     },
     `manifest converted from ${options.origin}`,
   );
+  manifest.providers[0].tools = tools.map((t) => ({ ...t.checked, billing_rule: rules.get(t.id) }));
   const credentials = security.declared
     ? expectedCredentials(tools.map((t) => t.execution.security))
     : auth && auth.type !== "none"
@@ -207,9 +215,9 @@ function manifestTool(t: OperationTool & { id: string }): Omit<ToolManifest, "la
  * refuses costs only its operation, and the message points into the document (the parameter's
  * place), never into the converted manifest.
  */
-function toolIssue(tool: OperationTool & { id: string }): { reason: string; pointer?: string } | undefined {
+function checkTool(tool: OperationTool & { id: string }): { tool: ToolManifest } | { reason: string; pointer?: string } {
   const parsed = ProviderManifestSchema.safeParse({ id: "check", name: "check", transport: "http", base_url: "https://openapi.invalid", tools: [manifestTool(tool)] });
-  if (parsed.success) return undefined;
+  if (parsed.success) return { tool: parsed.data.tools[0] };
   const issue = parsed.error.issues[0];
   const path = issue.path.slice(2);
   const param = path[0] === "params" && typeof path[1] === "number" ? tool.params[path[1]] : undefined;
