@@ -15,7 +15,7 @@ import { runCommand } from "../cli/commands";
 import { loadBenchSources, loadOpenApiSources, rankSource, readJsonl, sourceFigures, type BenchQuery, type SourceFigures } from "../search/evaluation";
 import type { RankerSettings } from "../search/ranker";
 import { fitSettings } from "../search/fit";
-import { baseRankerSettings, defaultRankerSettings } from "../search/ranker";
+import { baseRankerSettings, defaultRankerSettings, withOverrides } from "../search/ranker";
 import { ReferenceBm25, type ReferenceDoc } from "../search/reference-bm25";
 import { median, percentile, startProductServer, statusField } from "./harness";
 import { benchSearchImport } from "./search-import";
@@ -24,14 +24,12 @@ const CATALOG_DIR = path.resolve(process.env.CATALOG_DIR ?? path.join(process.cw
 /** The contract's 120 searches per minute are per account: the bench spreads its requests over accounts. */
 const REQUESTS_PER_KEY = 110;
 /**
- * Held-out goals (issue #41), against each source's plain-BM25 bar (the higher of the README's
- * figure and the one computed here): NDCG@10 and MRR never below it on any source; every source
- * but ACEBench at least bar + 3 NDCG@10, and bar + 5 on their average; ACEBench kept at its
- * issue-#14 figures.
+ * Held-out goals (issue #47), against each source's plain-BM25 bar (the higher of the README's
+ * figure and the one computed here): NDCG@10 and MRR never below it on any source, and the sources
+ * but ACEBench at least bar + 4 NDCG@10 on their average; ACEBench kept at its issue-#14 figures.
  */
 const KEPT: Record<string, number> = { "acebench-en": 92.1, "acebench-zh": 87.4 };
-const EACH_MARGIN = 3;
-const MEAN_MARGIN = 5;
+const MEAN_MARGIN = 4;
 /** Tools in the synthetic catalog that measures /search at scale. */
 const SYNTHETIC_TOOLS = Number(process.env.BENCH_SYNTHETIC_TOOLS ?? 100_000);
 const SYNTHETIC_SOURCE = "synthetic-scale";
@@ -179,6 +177,8 @@ async function main() {
       line("JSONL, held out (LOSO)", heldOut.get(base.name)!),
       line("imported, in-sample", sourceFigures(rankSource(source, defaultRankerSettings))),
       line("imported, held out (LOSO)", sourceFigures(rankSource(source, foldSettings.get(base.name)!))),
+      // What the operations' HTTP methods add (the JSONL tools have none).
+      line("imported, held out, no method", sourceFigures(rankSource(source, withOverrides(foldSettings.get(base.name)!, { method: 0 })))),
     ];
   });
   console.log(`\nimported through providers import --openapi (ids mapped to the datasets' gold ids; BM25 bar as for the JSONL source)\n`);
@@ -232,7 +232,7 @@ async function main() {
         const kept = KEPT[dataset];
         const margin = held.ndcg10 - bar.ndcg10;
         if (kept === undefined) heldMargins.push(margin);
-        const goal = kept ?? bar.ndcg10 + EACH_MARGIN;
+        const goal = kept ?? bar.ndcg10;
         verdicts.push(
           `${dataset}: held-out NDCG@10 ${fmt(held.ndcg10, 2)} (BM25 bar ${fmt(bar.ndcg10)}, ${margin >= 0 ? "+" : ""}${fmt(margin)}) vs goal ${fmt(goal)} -> ${held.ndcg10 >= goal ? "met" : "NOT met"}; ` +
             `MRR ${fmt(held.mrr)} vs bar ${fmt(bar.mrr)} -> ${held.mrr >= bar.mrr && held.ndcg10 >= bar.ndcg10 ? "not below BM25" : "BELOW BM25"} (in-sample NDCG@10 ${fmt(ours.ndcg10, 2)})`,

@@ -74,6 +74,7 @@ export function catalogToolsFromManifest(manifest: Manifest): CatalogTool[] {
         providerName: p.name,
         providerI18n: p.i18n ?? {},
         httpPath: t.execution && "path" in t.execution && typeof t.execution.path === "string" ? t.execution.path : null,
+        httpMethod: t.execution && "method" in t.execution && typeof t.execution.method === "string" ? t.execution.method : null,
       }),
     ),
   );

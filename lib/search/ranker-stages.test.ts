@@ -109,11 +109,62 @@ describe("an operation's path as words of its name", () => {
   const operation = (id: string, httpPath: string): CatalogTool => ({
     id, name: "Get Details", description: "Get the primary information.", lang: "en", i18n: {}, category: null,
     params: [], oneOfRequired: null, examples: null, expectedCost: null, billingRule: null, successRate: null, avgExecutionTimeMs: null,
-    source: null, updatedAt: new Date(0), providerId: "api", providerName: "API", providerI18n: {}, httpPath,
+    source: null, updatedAt: new Date(0), providerId: "api", providerName: "API", providerI18n: {}, httpPath, httpMethod: "GET",
   });
   it("tells apart operations whose summaries are the same (`Get Details` of /person/{person_id} and of /movie/{movie_id})", () => {
     const docs = [operation("movie", "/movie/{movie_id}"), operation("person", "/person/{person_id}")].map((t) => analyzeDocument(indexDocument(t)));
     expect(indexDocument(operation("credits", "/movie/{movie_id}/credits")).fields.name).toEqual(["Get Details", "movie credits"]);
     expect(new SearchIndex(docs, baseRankerSettings).search("details about a person", 2)[0].id).toBe("person");
+  });
+});
+
+describe("the HTTP method of an operation (method)", () => {
+  // One API whose operations of a resource are summarised alike, as many documents do: only the method tells them apart.
+  const operation = (id: string, httpMethod: string | null, httpPath: string | null, name: string, description = `The ${name.toLowerCase()}.`): CatalogTool => ({
+    id, name, description, lang: "en", i18n: {}, category: null,
+    params: [], oneOfRequired: null, examples: null, expectedCost: null, billingRule: null, successRate: null, avgExecutionTimeMs: null,
+    source: null, updatedAt: new Date(0), providerId: "api", providerName: "API", providerI18n: {}, httpPath, httpMethod,
+  });
+  const api = [
+    operation("a-get", "GET", "/chat/completions/{completion_id}", "Chat completion", "A stored chat completion: only those created with `store` can be read."),
+    operation("b-list", "GET", "/chat/completions", "Chat completion"),
+    operation("c-delete", "DELETE", "/chat/completions/{completion_id}", "Chat completion", "Deletes a chat completion created with `store`."),
+    operation("d-update", "POST", "/chat/completions/{completion_id}", "Chat completion", "Modifies a chat completion created with `store`."),
+    operation("e-create", "POST", "/chat/completions", "Chat completion", "A model response for the given conversation, with many options."),
+    operation("f-get", "GET", "/files/{file_id}", "File"),
+    operation("g-upload", "POST", "/files", "File"),
+    operation("h-delete", "DELETE", "/files/{file_id}", "File"),
+    operation("i-list", "GET", "/files", "File"),
+  ].map((t) => analyzeDocument(indexDocument(t)));
+  const order = (docs: typeof api, method: number, query: string) => new SearchIndex(docs, withOverrides(baseRankerSettings, { method })).search(query, 10).map((r) => r.id);
+
+  it("puts first the operation of the resource that does what the request's verb asks", () => {
+    // Without it, the operations whose descriptions say "created" win "create a chat completion".
+    expect(order(api, 0, "create a chat completion")[0]).not.toBe("e-create");
+    expect(order(api, 1, "create a chat completion")[0]).toBe("e-create");
+    expect(order(api, 1, "modify a chat completion")[0]).toBe("d-update");
+    expect(order(api, 1, "delete the file")[0]).toBe("h-delete");
+    expect(order(api, 1, "upload a file")[0]).toBe("g-upload");
+    expect(order(api, 1, "list my files").slice(0, 2).sort()).toEqual(["f-get", "i-list"]);
+    expect(order(api, 1, "删除 chat completion")[0]).toBe("c-delete");
+  });
+
+  it("moves an operation only within its resource: the best score of each resource, and every other tool's, stay", () => {
+    const scores = (method: number, query: string) => new SearchIndex(api, withOverrides(baseRankerSettings, { method })).search(query, 10).map((r) => r.score);
+    // "delete the chat completion's file": the chat DELETE and the file DELETE each lead their own resource, in the text's order of resources.
+    const off = new SearchIndex(api, withOverrides(baseRankerSettings, { method: 0 })).search("delete the file", 10);
+    const on = new SearchIndex(api, withOverrides(baseRankerSettings, { method: 1 })).search("delete the file", 10);
+    expect(Math.max(...on.map((r) => r.score))).toBeCloseTo(Math.max(...off.map((r) => r.score)), 6);
+    expect(on.find((r) => r.id === "c-delete")!.score).toBeCloseTo(Math.max(...off.filter((r) => /^[a-e]-/.test(r.id)).map((r) => r.score)), 6);
+    expect(scores(1, "a chat completion")).toEqual(scores(0, "a chat completion"));
+  });
+
+  it("leaves tools without a method as they were", () => {
+    const plain = [operation("x-plain", null, null, "Chat completion"), operation("y-plain", null, "/chat/completions", "Chat completion")].map((t) => analyzeDocument(indexDocument(t)));
+    const mixed = [...api, ...plain];
+    const scores = (method: number) => new Map(new SearchIndex(mixed, withOverrides(baseRankerSettings, { method })).search("create a chat completion", 20).map((r) => [r.id, r.score]));
+    expect(scores(1).get("x-plain")).toBe(scores(0).get("x-plain"));
+    expect(scores(1).get("y-plain")).toBe(scores(0).get("y-plain"));
+    expect(plain.map((d) => d.operation)).toEqual([null, null]);
   });
 });

@@ -4,6 +4,7 @@
 import { analyzeQuery, defaultExpansionWeights, push, termPairs, type ExpansionWeights } from "./expand";
 import { FuzzyIndex } from "./fuzzy";
 import fitted from "./fitted-settings.json";
+import { operationOf, requestIntents, serves, type Intent, type Operation } from "./method-intent";
 import { containsChinese, exactTerms, foldPlural, isEnglishStopWord, latinWords, splitIdentifier, stem, tokenize } from "./tokenize";
 
 export const searchFields = ["name", "description", "params", "paramText", "examples", "category", "provider"] as const;
@@ -23,6 +24,8 @@ export interface IndexDocument {
    * catalog) says what the tool takes, not what it is for: it counts for BM25F, not for coverage.
    */
   documentedParams?: readonly string[];
+  /** An http tool's operation: its API, method and path; absent or null for a tool that is not one. */
+  operation?: { api: string; method: string; path: string } | null;
 }
 
 export interface RankerSettings {
@@ -104,6 +107,13 @@ export interface RankerSettings {
    * `weight` (the query's own terms keep 1 − weight). weight 0 turns it off.
    */
   prf: { docs: number; terms: number; weight: number };
+  /**
+   * 1: among the re-ranked candidates, the operations of one resource (`/files`, `/files/{id}` of
+   * one API) that do what the request's verbs ask (`method-intent.ts`: "create" the POST to the
+   * collection, "delete" the DELETE, "list" the GET) take that resource's best scores, the others
+   * the rest. Scores of other tools, and the set of the resource's scores, do not change. 0 turns it off.
+   */
+  method: number;
 }
 
 /** Where fitting starts: hand-set values (the ranking before fitting, with every newer stage off). */
@@ -128,6 +138,7 @@ export const baseRankerSettings: RankerSettings = {
   chainIds: 0,
   lookupIds: 0,
   prf: { docs: 5, terms: 20, weight: 0 },
+  method: 1,
 };
 
 /**
@@ -173,6 +184,8 @@ export interface AnalyzedDocument {
   documentedParamTerms: string[];
   /** The tool finds things by free text: it requires a query-like parameter (`query`, `q`, `keyword`, `search`, `term`). */
   lookup: boolean;
+  /** An http tool's operation, null for a tool that is not one. */
+  operation: Operation | null;
 }
 
 const DESCRIPTION = searchFields.indexOf("description");
@@ -194,6 +207,7 @@ export function analyzeDocument(doc: IndexDocument): AnalyzedDocument {
     nameTerms: tokenize(doc.fields.name[0] ?? ""),
     documentedParamTerms: (doc.documentedParams ?? []).flatMap((name) => tokenize(name)),
     lookup: (doc.inputs ?? []).some((name) => LOOKUP_INPUTS.has(foldPlural(splitIdentifier(name).at(-1) ?? ""))),
+    operation: doc.operation ? operationOf(doc.operation.api, doc.operation.method, doc.operation.path) : null,
   };
 }
 
@@ -509,9 +523,10 @@ export class SearchIndex {
     const { prf } = this.settings;
     const lookup = this.settings.lookup > 0 && this.namesSomethingUnknown(query);
     const exact = this.exactWeights(query);
+    const intents = this.settings.method > 0 ? requestIntents(query) : undefined;
     const scores = this.accumulate(terms);
-    if (prf.weight <= 0 || prf.docs <= 0) return this.rank(scores, terms, limit, accept, lookup, exact);
-    const first = this.rank(scores, terms, Math.max(limit, prf.docs), accept, lookup, exact);
+    if (prf.weight <= 0 || prf.docs <= 0) return this.rank(scores, terms, limit, accept, lookup, exact, intents);
+    const first = this.rank(scores, terms, Math.max(limit, prf.docs), accept, lookup, exact, intents);
     const added = this.feedback(first.slice(0, prf.docs));
     if (added.size === 0) return first.slice(0, limit);
     // BM25 is linear in the query's weights: the second pass is the first's scores, scaled, plus
@@ -521,7 +536,7 @@ export class SearchIndex {
     const combined = new Map<string, number>();
     for (const [t, w] of terms) combined.set(t, (1 - prf.weight) * w);
     for (const [t, w] of added) combined.set(t, (combined.get(t) ?? 0) + w);
-    return this.rank(scores, combined, limit, accept, lookup, exact);
+    return this.rank(scores, combined, limit, accept, lookup, exact, intents);
   }
 
   /**
@@ -657,8 +672,16 @@ export class SearchIndex {
     return out;
   }
 
-  /** The best candidates of first-pass scores, re-ranked (coverage, lookups, reliability, chains). */
-  private rank(scores: Float64Array, terms: Map<string, number>, limit: number, accept?: (index: number) => boolean, lookup = false, exact: ReadonlyMap<string, number> = new Map()): RankedDocument[] {
+  /** The best candidates of first-pass scores, re-ranked (coverage, lookups, methods, reliability, chains). */
+  private rank(
+    scores: Float64Array,
+    terms: Map<string, number>,
+    limit: number,
+    accept?: (index: number) => boolean,
+    lookup = false,
+    exact: ReadonlyMap<string, number> = new Map(),
+    intents?: ReadonlySet<Intent>,
+  ): RankedDocument[] {
     const candidates = this.top(scores, Math.max(limit, this.settings.rerankDepth), accept);
     if (exact.size > 0) for (const c of candidates) c.score += this.exactScore(c.index, exact);
     const { coverage, coverageOwnParts, reliability } = this.settings;
@@ -678,9 +701,40 @@ export class SearchIndex {
       if (rate !== null) c.score *= 1 + reliability * (2 * Math.min(1, Math.max(0, rate)) - 1);
     }
     candidates.sort((a, b) => b.score - a.score || a.index - b.index);
+    if (intents && intents.size > 0) this.orderOperations(candidates, intents);
     if (this.settings.chain > 0) this.addProducers(candidates, accept, this.producers);
     if (lookup && this.settings.lookupIds > 0) this.addProducers(candidates, accept, this.searchers, this.settings.lookupIds);
     return candidates.slice(0, limit);
+  }
+
+  /**
+   * Within each resource among the candidates, the operations that do what the request asks take
+   * the resource's best scores (in their own order), the others the rest (in theirs): the text
+   * finds the resource, the verb picks its operation. Sorted again in place.
+   */
+  private orderOperations(candidates: RankedDocument[], intents: ReadonlySet<Intent>) {
+    const byResource = new Map<string, RankedDocument[]>();
+    for (const c of candidates) {
+      const op = this.documents[c.index].operation;
+      if (op) push(byResource, op.resource, c);
+    }
+    let moved = false;
+    for (const group of byResource.values()) {
+      if (group.length < 2) continue;
+      const wanted = (c: RankedDocument) => [...intents].some((intent) => serves(this.documents[c.index].operation!, intent));
+      const first = group.filter(wanted);
+      if (first.length === 0 || first.length === group.length) continue;
+      // `group` is in score order (candidates are sorted), so each part keeps its own order.
+      const scores = group.map((c) => c.score);
+      let previous = Infinity;
+      for (const [i, c] of [...first, ...group.filter((c) => !wanted(c))].entries()) {
+        // Operations the text scores alike tie: the one asked for goes first all the same.
+        c.score = Math.min(scores[i], previous * (1 - 1e-9));
+        previous = c.score;
+      }
+      moved = true;
+    }
+    if (moved) candidates.sort((a, b) => b.score - a.score || a.index - b.index);
   }
 
   /** Lifts the producers of the best candidates' inputs to `chain` × the candidate's score (in place, re-sorted). */
