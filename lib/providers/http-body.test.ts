@@ -101,6 +101,13 @@ describe("raw bodies and the body type a Call picks", () => {
     expect([form.headers["content-type"], form.body]).toEqual(["application/x-www-form-urlencoded", "a=x+y&b=1&b=2"]);
   });
 
+  it("a body_param left out sends no body, whatever other parameters the Call has", async () => {
+    for (const content_type of ["application/json", "text/plain", "application/x-www-form-urlencoded"]) {
+      const req = await buildRequest(target(mapping), { content_type, stray: "x" });
+      expect([req.body, req.headers["content-type"]]).toEqual([undefined, undefined]);
+    }
+  });
+
   it("a JSON media type other than application/json is sent as declared (json-patch)", async () => {
     const req = await buildRequest(target({ method: "PATCH", path: "/a", body_types: [{ media_type: "application/json-patch+json", kind: "json" }], body_param: "ops" }), { ops: [{ op: "remove", path: "/x" }] });
     expect([req.headers["content-type"], req.body]).toEqual(["application/json-patch+json", '[{"op":"remove","path":"/x"}]']);

@@ -69,11 +69,13 @@ interface BodyInput {
 export async function encodeBody(input: BodyInput): Promise<EncodedBody> {
   const { mapping, type, wire } = input;
   const whole = mapping.body_param === undefined ? undefined : input.fields.find(([name]) => name === mapping.body_param);
+  // An optional body the Call left out is not sent.
+  if (mapping.body_param !== undefined && whole === undefined) return {};
   switch (type.kind) {
     case "none":
       return {};
     case "json":
-      if (mapping.body_param !== undefined) return whole ? { body: JSON.stringify(whole[1]), contentType: type.media_type } : {};
+      if (whole) return { body: JSON.stringify(whole[1]), contentType: type.media_type };
       return { body: JSON.stringify(Object.fromEntries(input.fields.map(([k, v]) => [wire(k), v]))), contentType: type.media_type };
     case "form": {
       const form = new URLSearchParams();
