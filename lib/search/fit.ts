@@ -57,14 +57,31 @@ function sample<T>(items: readonly T[], max: number): T[] {
  * computed here, raises the bar by the difference).
  */
 export function margins(sources: readonly BenchSource[], settings: RankerSettings, maxQueries = Infinity): number[] {
+  const key = `${maxQueries} ${JSON.stringify(settings)}`;
   return sources.map((source) => {
-    const chosen = sample(source.queries.map((q, i) => i), maxQueries);
-    const queries = chosen.map((i) => source.queries[i]);
-    const ours = sourceFigures(rankSource(source, settings, queries)).ndcg10;
-    const bm25 = sourceFigures(chosen.map((i) => ({ ranked: source.reference.ranked[i], gold: source.queries[i].gold }))).ndcg10;
-    const computedAll = sourceFigures(source.queries.map((q, i) => ({ ranked: source.reference.ranked[i], gold: q.gold }))).ndcg10;
-    return ours - bm25 - (source.reference.ndcg10 - computedAll);
+    let known = marginCache.get(source);
+    if (!known) marginCache.set(source, (known = new Map()));
+    const cached = known.get(key);
+    if (cached !== undefined) return cached;
+    const margin = sourceMargin(source, settings, maxQueries);
+    known.set(key, margin);
+    return margin;
   });
+}
+
+/**
+ * Margins already computed, per source and settings: the leave-one-source-out fits start from
+ * the same settings and mostly try the same values, so each fold re-uses what the others ranked.
+ */
+const marginCache = new WeakMap<BenchSource, Map<string, number>>();
+
+function sourceMargin(source: BenchSource, settings: RankerSettings, maxQueries: number): number {
+  const chosen = sample(source.queries.map((q, i) => i), maxQueries);
+  const queries = chosen.map((i) => source.queries[i]);
+  const ours = sourceFigures(rankSource(source, settings, queries)).ndcg10;
+  const bm25 = sourceFigures(chosen.map((i) => ({ ranked: source.reference.ranked[i], gold: source.queries[i].gold }))).ndcg10;
+  const computedAll = sourceFigures(source.queries.map((q, i) => ({ ranked: source.reference.ranked[i], gold: q.gold }))).ndcg10;
+  return ours - bm25 - (source.reference.ndcg10 - computedAll);
 }
 
 /** The worst source's margin over BM25, plus `MEAN_SHARE` of the mean margin. */
