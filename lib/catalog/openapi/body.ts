@@ -81,7 +81,7 @@ export function requestBody(operation: Record<string, unknown>, operationPointer
     const at = `${pointer}/content/${pointerToken(mediaType)}`;
     const m = isObject(media) ? media : {};
     const schema = kind === "raw" ? {} : requestSchema(m.schema, ctx, `${at}/schema`);
-    const fields = kind !== "raw" && typeof schema !== "boolean" ? objectFields(schema) : undefined;
+    const fields = kind === "raw" || typeof schema === "boolean" ? undefined : kind === "json" ? objectFields(schema) : (objectFields(schema) ?? unionFields(schema));
     const named = fields && Object.keys(fields.properties).length > 0 ? fields : undefined;
     return { mediaType: kind === "json" && essence(mediaType) === "*/*" ? "application/json" : mediaType, kind, pointer: at, media: m, schema, fields: named };
   });
@@ -220,6 +220,30 @@ function encodingOf(declared: Record<string, unknown>, kind: HttpBodyKind, point
   else if (out.style !== undefined) out.explode = out.style === "form";
   if (kind === "multipart" && typeof declared.contentType === "string" && declared.contentType.trim()) out.content_type = declared.contentType.trim();
   return out;
+}
+
+/**
+ * A form's fields when its schema is a union of objects (an OAuth token request: one shape per
+ * grant type): every branch's fields, required where every branch requires them. A JSON body keeps
+ * its union whole, which its schema checks; a form has no such whole value.
+ */
+function unionFields(schema: JsonSchemaObject): { properties: Record<string, unknown>; required: string[] } | undefined {
+  const branches = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined;
+  if (!branches || branches.length === 0) return undefined;
+  const shapes = branches.map((b) => (isObject(b) ? objectFields(b) : undefined));
+  if (shapes.some((shape) => !shape)) return undefined;
+  // A field the branches define differently (`grant_type`'s const in each) takes any of their schemas.
+  const variants = new Map<string, unknown[]>();
+  for (const shape of shapes) {
+    for (const [name, sub] of Object.entries(shape!.properties)) {
+      const seen = variants.get(name) ?? [];
+      if (!seen.some((v) => JSON.stringify(v) === JSON.stringify(sub))) seen.push(sub);
+      variants.set(name, seen);
+    }
+  }
+  const properties = Object.fromEntries([...variants].map(([name, subs]) => [name, subs.length === 1 ? subs[0] : { anyOf: subs }]));
+  const required = shapes[0]!.required.filter((name) => shapes.every((shape) => shape!.required.includes(name)));
+  return { properties, required };
 }
 
 /** The named fields of an object schema, `allOf` branches merged; undefined for any other shape. */

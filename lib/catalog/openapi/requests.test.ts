@@ -61,6 +61,27 @@ describe("request bodies", () => {
     expect(result.warnings).toEqual([]);
   });
 
+  it("a form whose schema is a union of objects (a token request per grant type) takes every branch's fields, each allowing any branch's value", async () => {
+    const grant = (type: string, fields: Record<string, unknown>, required: string[]) => ({ type: "object", required: ["grant_type", ...required], properties: { grant_type: { type: "string", const: type }, ...fields } });
+    const { tool, execution } = await only(
+      doc({
+        "/oauth/token": {
+          post: body({
+            "application/x-www-form-urlencoded": { schema: { oneOf: [grant("authorization_code", { code: { type: "string" }, code_verifier: { type: "string" } }, ["code"]), grant("refresh_token", { refresh_token: { type: "string" } }, ["refresh_token"])] } },
+          }),
+        },
+      }),
+    );
+    expect(execution.body).toBe("form");
+    expect(params(tool)).toEqual([
+      ["grant_type", "string", true],
+      ["code", "string", false],
+      ["code_verifier", "string", false],
+      ["refresh_token", "string", false],
+    ]);
+    expect(tool.params[0].json_schema).toEqual({ anyOf: [{ type: "string", const: "authorization_code" }, { type: "string", const: "refresh_token" }] });
+  });
+
   it("multipart: a binary part and an array of files are file params (base64, data: URI or URL), a part's contentType is kept", async () => {
     const { tool, execution } = await only(
       doc({
