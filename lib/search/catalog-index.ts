@@ -5,9 +5,10 @@
 // each request (`readCatalogVersionAndCredits`), so a change committed by any instance is seen by
 // the next search on every instance.
 //
-// A new version costs what changed, not the whole catalog: the snapshot reads and tokenises again
-// only the tools whose row (or provider's row) was written since the previous one was read (their
-// `xmin` not visible in its database snapshot); the others keep their records and analysed documents. An index
+// A new version costs what changed, not the whole catalog: the snapshot reads again only the tools
+// whose row (or provider's row) was written since the previous one was read (their `xmin` not
+// visible in its database snapshot), and tokenises them when an index needs them; the others keep
+// their records and analysed documents. An index
 // whose tools are all unchanged is reused as it is. One that changed is rebuilt: on the request path
 // when it is small, else in the background while the last built index answers, its results mapped
 // to the new snapshot's records (a tool no longer active is never returned; a new tool is found by
@@ -47,8 +48,6 @@ export interface CatalogTool {
   providerI18n: Partial<Record<ToolLang, { name?: string }>>;
   /** An http tool's path template (`/movie/{movie_id}/credits`): its words say what the operation is about. */
   httpPath: string | null;
-  /** An http tool's method (`GET`, `POST`, …): what the operation does to what its path names. */
-  httpMethod: string | null;
 }
 
 /**
@@ -91,19 +90,20 @@ const WHOLE = "\u0000all";
 
 interface Entry {
   tool: CatalogTool;
-  analyzed: AnalyzedDocument;
+  /** Tokenised when an index first needs it (off the request path when that index builds in the background). */
+  analyzed?: AnalyzedDocument;
 }
 
 /** An index as built, with the documents and tool ids at its positions. */
 interface BuiltIndex {
   version: number;
-  docs: readonly AnalyzedDocument[];
+  entries: readonly Entry[];
   ids: readonly string[];
   index: SearchIndex;
 }
 
 interface PoolState {
-  docs: AnalyzedDocument[];
+  entries: Entry[];
   tools: CatalogTool[];
   index?: SearchIndex;
   build?: Promise<SearchIndex | null>;
@@ -200,7 +200,6 @@ function selectTools(tx: Db) {
         updatedAt: tools.updatedAt,
         providerId: tools.providerId,
         httpPath: sql<string | null>`${tools.execution}->>'path'`,
-        httpMethod: sql<string | null>`${tools.execution}->>'method'`,
       },
       active: sql<boolean>`${tools.status} = 'active'`,
       providerName: providers.name,
@@ -249,16 +248,9 @@ async function loadSnapshot(db: Db, state: State, previous = state.snapshot): Pr
     { isolationLevel: "repeatable read", accessMode: "read only" },
   );
   const entries = new Map(previous?.entries);
-  let analyzed = 0;
   for (const row of rows) {
-    if (!row.active) {
-      entries.delete(row.tool.id);
-      continue;
-    }
-    const tool = catalogTool(row);
-    entries.set(tool.id, { tool, analyzed: analyzeDocument(indexDocument(tool)) });
-    // Tokenising is most of a new snapshot's cost: in slices that let other requests run in between.
-    if (++analyzed % 200 === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (row.active) entries.set(row.tool.id, { tool: catalogTool(row) });
+    else entries.delete(row.tool.id);
   }
   if (previous && entries.size !== activeCount) return loadSnapshot(db, state, undefined);
   return buildSnapshot(version, seen, entries, state);
@@ -285,7 +277,6 @@ function catalogTool({ tool, providerName, providerI18n }: ToolRow): CatalogTool
     providerName,
     providerI18n: (providerI18n ?? {}) as CatalogTool["providerI18n"],
     httpPath: tool.httpPath ?? null,
-    httpMethod: tool.httpMethod ?? null,
   };
 }
 
@@ -293,7 +284,6 @@ function buildSnapshot(version: number, seen: string, entries: Map<string, Entry
   // Ordered by id as `ORDER BY id` orders them in a C collation: positions break ranking ties.
   const ordered = [...entries.values()].sort((a, b) => (a.tool.id < b.tool.id ? -1 : a.tool.id > b.tool.id ? 1 : 0));
   const list = ordered.map((e) => e.tool);
-  const analyzed = ordered.map((e) => e.analyzed);
   const byId = new Map(list.map((t) => [t.id, t]));
   const byName = new Map<string, CatalogTool[]>();
   for (const t of list) {
@@ -314,9 +304,9 @@ function buildSnapshot(version: number, seen: string, entries: Map<string, Entry
     // Unknown sources are not remembered: a client could otherwise grow this map at will.
     if (source !== undefined && !sources.has(source)) return null;
     const positions = source === undefined ? list.map((_, i) => i) : list.flatMap((t, i) => (t.source === source ? [i] : []));
-    pool = { docs: positions.map((i) => analyzed[i]), tools: positions.map((i) => list[i]) };
+    pool = { entries: positions.map((i) => ordered[i]), tools: positions.map((i) => list[i]) };
     const last = state.built.get(key);
-    if (last && sameDocuments(last.docs, pool.docs)) pool.index = last.index;
+    if (last && sameEntries(last.entries, pool.entries)) pool.index = last.index;
     pools.set(key, pool);
     return pool;
   };
@@ -333,11 +323,11 @@ function buildSnapshot(version: number, seen: string, entries: Map<string, Entry
           // A build a newer snapshot has superseded meanwhile is not worth its CPU.
           if (state.snapshot !== undefined && state.snapshot.version > version) return null;
         }
-        const index = await SearchIndex.build(pool.docs);
+        const index = await SearchIndex.build(await analyzedDocuments(pool.entries));
         pool.index = index;
         pool.stale = undefined;
         const newest = state.built.get(key);
-        if (!newest || newest.version <= version) state.built.set(key, { version, docs: pool.docs, ids: pool.tools.map((t) => t.id), index });
+        if (!newest || newest.version <= version) state.built.set(key, { version, entries: pool.entries, ids: pool.tools.map((t) => t.id), index });
         return index;
       });
     state.building.set(key, build);
@@ -361,7 +351,7 @@ function buildSnapshot(version: number, seen: string, entries: Map<string, Entry
       if (!pool) return null;
       if (pool.index) return { index: pool.index, tools: pool.tools, current: true };
       const last = state.built.get(key);
-      const inBackground = last !== undefined && pool.docs.length > SYNC_BUILD_MAX_TOOLS;
+      const inBackground = last !== undefined && pool.entries.length > SYNC_BUILD_MAX_TOOLS;
       pool.build ??= startBuild(key, pool, inBackground);
       if (inBackground) {
         if (pool.stale?.of !== last) pool.stale = { of: last, tools: last.ids.map((id) => inScope(byId.get(id), source)) };
@@ -380,9 +370,26 @@ function inScope(tool: CatalogTool | undefined, source: string | undefined): Cat
   return tool && (source === undefined || tool.source === source) ? tool : undefined;
 }
 
-/** The same documents (the very objects: a changed tool is analysed anew) in the same order. */
-function sameDocuments(a: readonly AnalyzedDocument[], b: readonly AnalyzedDocument[]): boolean {
-  return a.length === b.length && a.every((doc, i) => doc === b[i]);
+/** The same entries (the very objects: a written tool gets a new one) in the same order. */
+function sameEntries(a: readonly Entry[], b: readonly Entry[]): boolean {
+  return a.length === b.length && a.every((entry, i) => entry === b[i]);
+}
+
+/**
+ * The entries' analysed documents, each tokenised once however many indexes hold it. Tokenising
+ * is most of a first build's cost: in slices that let other requests run in between.
+ */
+async function analyzedDocuments(entries: readonly Entry[]): Promise<AnalyzedDocument[]> {
+  const out: AnalyzedDocument[] = [];
+  let analyzedNow = 0;
+  for (const entry of entries) {
+    if (!entry.analyzed) {
+      entry.analyzed = analyzeDocument(indexDocument(entry.tool));
+      if (++analyzedNow % 200 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    out.push(entry.analyzed);
+  }
+  return out;
 }
 
 export function normalizeName(name: string): string {
@@ -413,7 +420,6 @@ export function indexDocument(t: CatalogTool): IndexDocument {
     id: t.id,
     successRate: t.successRate,
     inputs: t.params.filter((p) => p.required).map((p) => p.name),
-    operation: t.httpMethod && t.httpPath ? { api: t.providerId, method: t.httpMethod, path: t.httpPath } : null,
     documentedParams: t.params
       .filter((p) => p.description.trim() !== "" || p.enum || p.properties?.length || p.items?.enum || p.items?.properties?.length)
       .flatMap((p) => [p.name, ...(p.properties ?? []), ...(p.items?.properties ?? [])]),
