@@ -100,7 +100,8 @@ export const SearchRequestSchema = z
     view: z.enum(["full", "routing"]).default("full"),
     lang: z.enum(searchLangs).optional().openapi({ description: "Absent: negotiated from Accept-Language (zh or en, default en)" }),
     source: z.string().min(1).max(200).optional().openapi({
-      description: "Extension: search only the tools imported from this catalog source (e.g. `acebench-en`), ranked as a catalog of its own",
+      description:
+        "Extension: search only the tools imported from this catalog source (e.g. `acebench-en`), ranked as a catalog of its own; a source no active tool comes from answers 404 naming it",
     }),
   });
 export type SearchRequest = z.infer<typeof SearchRequestSchema>;
