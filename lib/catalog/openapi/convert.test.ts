@@ -192,6 +192,29 @@ describe("an OpenAPI 3.1 YAML document with a circular schema", () => {
   });
 });
 
+describe("a document without servers of its own", () => {
+  it("takes the server its operations declare most often, and operations declaring another keep theirs", async () => {
+    const fax = { servers: [{ url: "https://fax.example.com" }] };
+    const doc = {
+      openapi: "3.0.1",
+      info: { title: "Faxes", version: "1" },
+      paths: {
+        "/v1/Faxes": { ...fax, get: { operationId: "ListFax", responses: { 200: { description: "OK" } } }, post: { operationId: "CreateFax", responses: { 201: { description: "Created" } } } },
+        "/v1/Faxes/{Sid}": { ...fax, delete: { operationId: "DeleteFax", parameters: [{ in: "path", name: "Sid", required: true, schema: { type: "string" } }], responses: { 204: { description: "Deleted" } } } },
+        "/v1/Media": { get: { operationId: "ListMedia", servers: [{ url: "https://media.example.com" }], responses: { 200: { description: "OK" } } } },
+      },
+    };
+    const result = await manifestFromOpenApi(doc, { origin: "fax.json" });
+    const provider = result.manifest.providers[0];
+    expect(provider.base_url).toBe("https://fax.example.com");
+    expect(result.skipped).toEqual([]);
+    expect(result.warnings).toContainEqual({ pointer: "/servers", message: expect.stringContaining("the one its operations declare most often (https://fax.example.com, 3 of 4)") });
+    expect(execution(byOperation(provider.tools, "ListFax")).base_url).toBeUndefined();
+    expect(execution(byOperation(provider.tools, "ListMedia")).base_url).toBe("https://media.example.com");
+    expect(execution(byOperation(provider.tools, "DeleteFax")).empty_success).toEqual(["204"]);
+  });
+});
+
 describe("documents that cannot be imported", () => {
   const minimal = (paths: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ openapi: "3.0.3", info: { title: "Broken", version: "1" }, servers: [{ url: "https://api.example" }], paths, ...extra });
 

@@ -67,7 +67,7 @@ export async function manifestFromOpenApi(input: unknown, options: OpenApiImport
   const chosen = providerAuth(doc, options, security.declared, errors, warnings);
   const auth = chosen.auth;
   const providerCredential = auth?.type === "query" ? { in: "query" as const, name: auth.query! } : auth?.type === "header" ? { in: "header" as const, name: auth.header! } : undefined;
-  const baseUrl = providerBaseUrl(doc, options, errors);
+  const baseUrl = providerBaseUrl(doc, options, errors, warnings);
   const providerId = options.providerId ?? slug(isObject(doc.info) && typeof doc.info.title === "string" ? doc.info.title : "");
   const skipped: OpenApiImport["skipped"] = [];
   const tools: (OperationTool & { id: string; checked: ToolManifest })[] = [];

@@ -61,10 +61,22 @@ function authOf(scheme: unknown): Omit<ProviderAuth, "env"> | undefined {
   return { type: credential.type };
 }
 
-/** `--base-url`, else the first server with its variables at their defaults, resolved against the document's URL when relative. */
-export function providerBaseUrl(doc: Record<string, unknown>, options: OpenApiImportOptions, errors: Finding[]): string {
+/**
+ * `--base-url`, else the first server with its variables at their defaults, resolved against the
+ * document's URL when relative. A document without servers of its own whose paths or operations
+ * declare theirs (each Twilio API does) takes the one they declare most often: operations that
+ * declare another keep theirs.
+ */
+export function providerBaseUrl(doc: Record<string, unknown>, options: OpenApiImportOptions, errors: Finding[], warnings: Finding[] = []): string {
   if (options.baseUrl) return options.baseUrl.replace(/\/+$/, "");
   const server = Array.isArray(doc.servers) && isObject(doc.servers[0]) ? doc.servers[0] : undefined;
+  if (!server) {
+    const common = commonOperationServer(doc, options);
+    if (common) {
+      warnings.push({ pointer: "/servers", message: `the document declares no servers: the provider's base URL is the one its operations declare most often (${common.url}, ${common.count} of ${common.of})` });
+      return common.url;
+    }
+  }
   const url = serverUrl(server, "/servers/0", errors) ?? "/";
   const resolved = resolveUrl(url, options.documentUrl);
   if (!resolved) {
@@ -72,6 +84,27 @@ export function providerBaseUrl(doc: Record<string, unknown>, options: OpenApiIm
     return "";
   }
   return resolved;
+}
+
+/** The absolute server URL that the most operations declare (their own, else their path's), ties to the first seen. */
+function commonOperationServer(doc: Record<string, unknown>, options: OpenApiImportOptions): { url: string; count: number; of: number } | undefined {
+  const counts = new Map<string, number>();
+  let of = 0;
+  for (const item of isObject(doc.paths) ? Object.values(doc.paths) : []) {
+    if (!isObject(item)) continue;
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!isObject(operation)) continue;
+      of++;
+      const servers = Array.isArray(operation.servers) && operation.servers.length > 0 ? operation.servers : item.servers;
+      const first = Array.isArray(servers) && isObject(servers[0]) ? servers[0] : undefined;
+      const url = first && resolveUrl(serverUrl(first, "", []) ?? "", options.documentUrl);
+      if (url && !/\{/.test(url)) counts.set(url, (counts.get(url) ?? 0) + 1);
+    }
+  }
+  let best: { url: string; count: number; of: number } | undefined;
+  for (const [url, count] of counts) if (!best || count > best.count) best = { url, count, of };
+  return best;
 }
 
 function serverUrl(server: Record<string, unknown> | undefined, pointer: string, errors: Finding[]): string | undefined {
