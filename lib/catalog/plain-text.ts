@@ -1,7 +1,7 @@
 // Catalog texts are plain: API documents write descriptions in Markdown with HTML mixed in. The
 // Markdown is rendered to HTML (marked, which passes inline HTML through) and that HTML to text
 // (html-to-text: lists, tables and entities kept readable, link targets and images dropped).
-import { convert, type HtmlToTextOptions } from "html-to-text";
+import { compile, type HtmlToTextOptions } from "html-to-text";
 import { marked } from "marked";
 
 const headings = ["h1", "h2", "h3", "h4", "h5", "h6"].map((selector) => ({ selector, options: { uppercase: false } }));
@@ -16,10 +16,14 @@ const options: HtmlToTextOptions = {
   ],
 };
 
+// Compiled once: `convert(html, options)` rebuilds its formatters on every call, which was most of
+// the time an OpenAPI import spends (thousands of descriptions per document).
+const htmlToText = compile(options);
+
 /** `source` (Markdown and/or HTML) as plain text: paragraphs on their own lines, at most `max` characters (cut at a word, with "…"). */
 export function plainText(source: string | undefined, max = 8000): string {
   if (!source?.trim()) return "";
-  const text = convert(marked.parse(source, { async: false }), options)
+  const text = htmlToText(marked.parse(source, { async: false }))
     .split("\n")
     .map((line) => line.replace(/[ \t]+/g, " ").trimEnd())
     .join("\n")
