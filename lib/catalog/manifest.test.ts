@@ -206,7 +206,14 @@ describe("http mappings, credentials and full parameter schemas", () => {
     expect(err.message).toContain('wire_names names unknown parameter "w"');
     expect(err.message).toContain('styles names unknown parameter "s"');
     expect(err.message).toContain('body_param names unknown parameter "b"');
-    expect(err.message).toContain("body_param needs a JSON body");
+    expect(err.message).toContain("body_param needs a body (body is none)");
+  });
+
+  it("needs the name of an operation's header, query or cookie credential", () => {
+    const security = (credential: Record<string, unknown>) => manifestWith({ execution: { method: "GET", path: "/x", security: [[credential]] } }, http);
+    expect(errorOf(security({ scheme: "key", type: "cookie", env: "K" })).message).toContain("execution.security[0][0].name: http execution: a header, query or cookie credential needs name");
+    expect(() => parseManifest(security({ scheme: "key", type: "cookie", name: "sid", env: "K" }))).not.toThrow();
+    expect(() => parseManifest(security({ scheme: "token", type: "bearer", env: "K" }))).not.toThrow();
   });
 
   it("needs the parameter name of query auth, and an env for every credential", () => {

@@ -167,14 +167,16 @@ export type HttpEncoding = z.infer<typeof HttpEncodingSchema>;
  * an API key in a `header`, the `query` or a `cookie`. `env` names the variable holding the secret;
  * a scheme imported without one sends nothing.
  */
-export const HttpCredentialSchema = z.strictObject({
-  /** The security scheme's name in the document (messages name it). */
-  scheme: z.string().min(1),
-  type: z.enum(["bearer", "basic", "header", "query", "cookie"]),
-  /** Header, query parameter or cookie name for apiKey schemes. */
-  name: z.string().min(1).optional(),
-  env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name").optional(),
-});
+export const HttpCredentialSchema = z
+  .strictObject({
+    /** The security scheme's name in the document (messages name it). */
+    scheme: z.string().min(1),
+    type: z.enum(["bearer", "basic", "header", "query", "cookie"]),
+    /** Header, query parameter or cookie name for apiKey schemes. */
+    name: z.string().min(1).optional(),
+    env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name").optional(),
+  })
+  .refine((c) => c.name !== undefined || !["header", "query", "cookie"].includes(c.type), { message: "a header, query or cookie credential needs name", path: ["name"] });
 export type HttpCredential = z.infer<typeof HttpCredentialSchema>;
 
 /**
@@ -386,7 +388,7 @@ export const ProviderManifestSchema = z
           for (const name of Object.keys(http[key] ?? {})) if (!names.has(name)) issue(`${key} names unknown parameter "${name}"`, [...at, key, name]);
         }
         if (http.body_param !== undefined && !names.has(http.body_param)) issue(`body_param names unknown parameter "${http.body_param}"`, [...at, "body_param"]);
-        if (http.body_param !== undefined && http.body === "none") issue("body_param needs a JSON body (body is none)", [...at, "body"]);
+        if (http.body_param !== undefined && http.body === "none") issue("body_param needs a body (body is none)", [...at, "body"]);
         if (http.content_type_param !== undefined && !names.has(http.content_type_param)) issue(`content_type_param names unknown parameter "${http.content_type_param}"`, [...at, "content_type_param"]);
         if (http.content_type_param !== undefined && (http.body_types?.length ?? 0) < 2) issue("content_type_param needs two or more body_types to choose from", [...at, "content_type_param"]);
       }

@@ -16,6 +16,7 @@ import { ProjectionError, parseRespondWith, type RespondWith } from "./respond-w
 import { shapeResult, type ShapedResult } from "./shape-result";
 import { recordCall, reserveCall, settleReservedCall, type Charge, type SettleOutcome } from "./settle";
 import type { BudgetRefusal } from "../billing/budget-sql";
+import { storedParameters } from "./stored-parameters";
 import { validateParameters, withCurrentSchema, withDefaults } from "./validate-parameters";
 import { msSince } from "../timing";
 import { systemClock, type Clock } from "../clock";
@@ -113,7 +114,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
     const ms = msSince(started);
     const outcome = await recordCall(
       db,
-      baseExecution(),
+      { ...baseExecution(), parameters: tool ? storedParameters(tool.target.execution, req.parameters) : req.parameters },
       failureEvent({ reason, message, tool, toolId: req.toolId ?? null, ms, requestPayload: requestPayload(req), details }),
       spender,
     );
@@ -242,7 +243,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
     ...baseExecution(),
     toolId: tool.id,
     providerId: tool.target.providerId,
-    parameters,
+    parameters: storedParameters(tool.target.execution, parameters),
     idempotencyKey: req.idempotencyKey ?? null,
     requestHash,
   };

@@ -1,9 +1,12 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { createHash } from "node:crypto";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importCatalog } from "../catalog/import";
 import { manifestFromOpenApi } from "../catalog/openapi/convert";
 import { invalidateToolCache } from "../catalog/get-tool";
+import { executions } from "../db/schema";
 import type { Database } from "../db/types";
 import { createTestDatabase } from "../testing/database";
 import { callApi, seedAccount } from "../testing/fixtures";
@@ -262,6 +265,9 @@ describe("Calls arrive as the document declares them, with each operation's cred
     // A typed part without a filename is a field to the parser, not an upload.
     expect(JSON.parse(form.get("attributes") as string)).toEqual(attributes);
     expect(form.get("purpose")).toBe("avatar");
+    // The execution keeps the file's size and digest, never its bytes.
+    const [row] = await database.db.select({ parameters: executions.parameters }).from(executions).where(eq(executions.id, body.execution_id));
+    expect(row.parameters).toEqual({ file: { file: true, bytes: PNG.length, sha256: createHash("sha256").update(PNG).digest("hex"), type: "image/png" }, attributes, purpose: "avatar" });
   });
 
   it("the Call picks the body's media type among those declared (JSON by default); the choosing parameter is never sent", async () => {

@@ -39,7 +39,7 @@ export function filenameFor(field: string, type: string | undefined): string {
 }
 
 /** Whether a file value is an URL to fetch (the only non-inline form). */
-const isUrl = (value: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(value);
+export const isUrl = (value: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(value);
 
 /**
  * The bytes of an inline value: a `data:` URI (`data:<type>[;name=<file>][;base64],<data>`) or bare
