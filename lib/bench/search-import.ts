@@ -80,7 +80,7 @@ export async function benchSearchImport(catalogDir: string): Promise<void> {
         `${document} (${fmt(size)} MB, ${m((x) => x.added)} tools)`,
         fmt(m((x) => x.importMs), 0),
         `${fmt(m((x) => x.rssBefore), 0)} → ${fmt(m((x) => x.rssImported), 0)} → ${fmt(m((x) => x.rssSearched), 0)} → ${fmt(m((x) => x.rssSettled), 0)}`,
-        `+${fmt(m((x) => x.rssSettled - x.rssBefore), 0)}`,
+        signed(m((x) => x.rssSettled - x.rssBefore)),
         `${fmt(m((x) => x.firstMs), 0)} (warm ${fmt(m((x) => x.warmMs), 1)})`,
         `${fmt(m((x) => x.noopImportMs), 0)}: ${m((x) => x.noopAdded)} added, ${m((x) => x.noopChanged)} changed`,
         `${fmt(m((x) => x.noopFirstMs), 1)} (warm ${fmt(m((x) => x.noopWarmMs), 1)})`,
@@ -90,7 +90,7 @@ export async function benchSearchImport(catalogDir: string): Promise<void> {
       `\n${table(["document", "import ms", "RSS MB: before → imported → searched → settled", "RSS added", "first search ms", "no-op re-import ms", "first search after it ms"], rows)}`,
     );
     const worst = Math.max(...rows.map((_, i) => median(byDocument.get(documents[i])!.map((x) => x.rssSettled - x.rssBefore))));
-    console.log(`RSS added by one document once searched (largest median): +${fmt(worst, 0)} MB vs goal <= 30 MB -> ${worst <= 30 ? "met" : "NOT met"}`);
+    console.log(`RSS added by one document once searched (largest median): ${signed(worst)} MB vs goal <= 30 MB -> ${worst <= 30 ? "met" : "NOT met"}`);
     const noopBumps = [...byDocument.values()].flat().filter((x) => x.noopAdded + x.noopChanged > 0).length;
     console.log(`no-op re-imports that wrote something: ${noopBumps} (goal 0)`);
 
@@ -190,6 +190,10 @@ function rssMb(server: RunningServer): number {
 
 function fmt(n: number, digits = 1): string {
   return n.toFixed(digits);
+}
+
+function signed(n: number): string {
+  return `${n >= 0 ? "+" : ""}${fmt(n, 0)}`;
 }
 
 function table(header: string[], rows: string[][]): string {
