@@ -48,6 +48,8 @@ export interface CatalogTool {
   providerI18n: Partial<Record<ToolLang, { name?: string }>>;
   /** An http tool's path template (`/movie/{movie_id}/credits`): its words say what the operation is about. */
   httpPath: string | null;
+  /** An http tool's method (`GET`, `POST`, …): what the operation does to what its path names. */
+  httpMethod: string | null;
 }
 
 /**
@@ -200,6 +202,7 @@ function selectTools(tx: Db) {
         updatedAt: tools.updatedAt,
         providerId: tools.providerId,
         httpPath: sql<string | null>`${tools.execution}->>'path'`,
+        httpMethod: sql<string | null>`${tools.execution}->>'method'`,
       },
       active: sql<boolean>`${tools.status} = 'active'`,
       providerName: providers.name,
@@ -277,6 +280,7 @@ function catalogTool({ tool, providerName, providerI18n }: ToolRow): CatalogTool
     providerName,
     providerI18n: (providerI18n ?? {}) as CatalogTool["providerI18n"],
     httpPath: tool.httpPath ?? null,
+    httpMethod: tool.httpMethod ?? null,
   };
 }
 
@@ -420,6 +424,7 @@ export function indexDocument(t: CatalogTool): IndexDocument {
     id: t.id,
     successRate: t.successRate,
     inputs: t.params.filter((p) => p.required).map((p) => p.name),
+    operation: t.httpMethod && t.httpPath ? { api: t.providerId, method: t.httpMethod, path: t.httpPath } : null,
     documentedParams: t.params
       .filter((p) => p.description.trim() !== "" || p.enum || p.properties?.length || p.items?.enum || p.items?.properties?.length)
       .flatMap((p) => [p.name, ...(p.properties ?? []), ...(p.items?.properties ?? [])]),
