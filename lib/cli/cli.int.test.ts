@@ -163,7 +163,7 @@ describe(`admin CLI (${testDbKind()})`, () => {
     expect(row[0].description).toBe("A description changed by the re-import test");
   });
 
-  it("providers import --openapi turns a REST API's operations into priced tools and reports the counts; a broken document exits 1 naming the pointer", async () => {
+  it("providers import --openapi turns a REST API's operations into priced tools and reports the counts; a defect in one operation refuses it alone, an unresolvable $ref refuses the document (exit 1) naming the pointer", async () => {
     const tmdb = path.relative(process.cwd(), path.resolve("../shared/catalog/openapi/restbench-tmdb.json"));
     const r = await cli(env, "providers", "import", "--openapi", tmdb, "--id", "restbench-tmdb", "--source", "restbench-tmdb", "--auth-env", "TMDB_API_KEY", "--price", "0.1");
     expect(r.code).toBe(0);
@@ -172,12 +172,18 @@ describe(`admin CLI (${testDbKind()})`, () => {
     expect(credits).toMatchObject({ source: "restbench-tmdb", billingRule: { unit: "call", amount_credits: 0.1 }, execution: { method: "GET", path: "/movie/{movie_id}/credits" } });
 
     const file = path.join(os.tmpdir(), `tollgate-cli-openapi-${process.pid}.yaml`);
-    fs.writeFileSync(file, "openapi: 3.0.3\ninfo: {title: Broken, version: '1'}\nservers: [{url: 'https://api.example'}]\npaths:\n  /a/{id}:\n    get: {responses: {}}\n");
     try {
+      // A defect confined to one operation refuses that operation alone, named by its pointer.
+      fs.writeFileSync(file, "openapi: 3.0.3\ninfo: {title: Partly, version: '1'}\nservers: [{url: 'https://api.example'}]\npaths:\n  /a/{id}:\n    get: {responses: {}}\n  /b:\n    get: {operationId: listB, responses: {}}\n");
+      const partly = await cli(env, "providers", "import", "--openapi", file);
+      expect(partly.code).toBe(0);
+      expect(partly.json).toMatchObject({ provider: "partly", operations: 2, tools: 1, skipped: [{ operation: "GET /a/{id}", pointer: "/paths/~1a~1{id}/get/parameters", reason: expect.stringContaining("path parameter {id}") }] });
+      // A $ref that resolves to nothing where the import reads refuses the whole document.
+      fs.writeFileSync(file, "openapi: 3.0.3\ninfo: {title: Broken, version: '1'}\nservers: [{url: 'https://api.example'}]\npaths:\n  /a:\n    get: {parameters: [{$ref: '#/components/parameters/Missing'}], responses: {}}\n");
       const broken = await cli(env, "providers", "import", "--openapi", file);
       expect(broken.code).toBe(1);
       expect(broken.json.error).toContain(`Cannot import OpenAPI document ${file}`);
-      expect(broken.json.error).toContain("/paths/~1a~1{id}/get: path parameter {id}");
+      expect(broken.json.error).toContain("/paths/~1a/get/parameters/0");
     } finally {
       fs.rmSync(file, { force: true });
     }
