@@ -1,5 +1,3 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,50 +8,27 @@ import { executions } from "../db/schema";
 import type { Database } from "../db/types";
 import { createTestDatabase } from "../testing/database";
 import { callApi, seedAccount } from "../testing/fixtures";
+import { formDataOf, startByteReceiver, type ByteReceiver } from "../testing/byte-receiver";
 import { startTestServer, type TestServer } from "../testing/server";
 
-/** One request as it reached the receiver: the raw bytes of its body and its headers as sent. */
-interface Received {
-  method: string;
-  path: string;
-  query: string;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
 /**
- * A fake upstream on a free loopback port that records every request byte for byte. It answers a
- * create of a pet with 201, a Location and no body, a PATCH with 204 (writes that return nothing),
- * anything else with a small JSON echo.
+ * The receiver answers a create of a pet with 201, a Location and no body, a PATCH with 204 (writes
+ * that return nothing), anything else with a small JSON echo.
  */
-async function startReceiver(): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
-  const received: Received[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const [path, query = ""] = (req.url ?? "/").split("?");
-      received.push({ method: req.method ?? "", path, query, headers: req.headers, body: Buffer.concat(chunks) });
-      if (req.method === "PATCH") {
-        res.writeHead(204);
-        return res.end();
-      }
-      if (req.method === "POST" && path === "/v1/pets") {
-        res.writeHead(201, { location: "/v1/pets/42" });
-        return res.end();
-      }
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ ok: true, path }));
-    });
+function startReceiver() {
+  return startByteReceiver((req, res) => {
+    if (req.method === "PATCH") {
+      res.writeHead(204);
+      res.end();
+      return true;
+    }
+    if (req.method === "POST" && req.path === "/v1/pets") {
+      res.writeHead(201, { location: "/v1/pets/42" });
+      res.end();
+      return true;
+    }
+    return false;
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-/** Parses a multipart body as a server does, with the platform's own parser (undici's). */
-function formDataOf(sent: Received): Promise<FormData> {
-  return new Request("http://receiver.test/", { method: "POST", headers: { "content-type": String(sent.headers["content-type"]) }, body: new Uint8Array(sent.body) }).formData();
 }
 
 /**
@@ -184,7 +159,7 @@ const PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000
 
 let database: Database;
 let server: TestServer;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receiver: ByteReceiver;
 let apiKey: string;
 let accessToken: string;
 let imported: Awaited<ReturnType<typeof manifestFromOpenApi>>;

@@ -1,11 +1,10 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importCatalog } from "../import";
 import { invalidateToolCache } from "../get-tool";
 import type { Database } from "../../db/types";
 import { createTestDatabase } from "../../testing/database";
 import { callApi, seedAccount } from "../../testing/fixtures";
+import { formDataOf, startByteReceiver, type ByteReceiver } from "../../testing/byte-receiver";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { manifestFromOpenApi, type OpenApiImport } from "./convert";
 import { readApiDocument } from "./read";
@@ -14,35 +13,6 @@ import { readApiDocument } from "./read";
 // servers replaced by a local receiver: a Call per body kind must arrive byte for byte, with the
 // declared Content-Type and the operation's credential.
 const REAL = "../shared/catalog/openapi/real";
-
-interface Received {
-  method: string;
-  path: string;
-  query: string;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-async function startReceiver(): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
-  const received: Received[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const [path, query = ""] = (req.url ?? "/").split("?");
-      received.push({ method: req.method ?? "", path, query, headers: req.headers, body: Buffer.concat(chunks) });
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ ok: true, id: "obj_1" }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-function formDataOf(sent: Received): Promise<FormData> {
-  return new Request("http://receiver.test/", { method: "POST", headers: { "content-type": String(sent.headers["content-type"]) }, body: new Uint8Array(sent.body) }).formData();
-}
 
 const SECRETS = { SLACK_TOKEN: "xoxb-real-doc-1", BOX_TOKEN: "box-real-doc-1", OPENAI_KEY: "sk-real-doc-1" };
 
@@ -56,7 +26,7 @@ type Doc = keyof typeof DOCUMENTS;
 
 let database: Database;
 let server: TestServer;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receiver: ByteReceiver;
 let apiKey: string;
 const imports = {} as Record<Doc, OpenApiImport>;
 
@@ -72,7 +42,7 @@ const lastSent = () => receiver.received.at(-1)!;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  receiver = await startReceiver();
+  receiver = await startByteReceiver();
   Object.assign(process.env, SECRETS);
   delete process.env.OPENAI_ADMIN_KEY;
   for (const [doc, { file, base, schemeEnv }] of Object.entries(DOCUMENTS) as [Doc, (typeof DOCUMENTS)[Doc]][]) {
