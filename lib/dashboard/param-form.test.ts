@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CapabilityParam } from "./discover";
-import { extraParameters, fieldsOf, oneOfStatus, parameterOfError, parametersFromValues, parseParametersJson, valuesFromParameters } from "./param-form";
+import { describeFileValue, extraParameters, fieldsOf, oneOfStatus, parameterOfError, parametersFromValues, parseParametersJson, textOf, valuesFromParameters } from "./param-form";
 
 const params: CapabilityParam[] = [
   { name: "value", type: "number", required: false },
@@ -67,5 +67,24 @@ describe("the Console's parameter form", () => {
     expect(parseParametersJson('{"a": 1}')).toEqual({ ok: true, parameters: { a: 1 } });
     expect(parseParametersJson("[1]")).toEqual({ ok: false, error: "not_object" });
     expect(parseParametersJson("{").ok).toBe(false);
+  });
+});
+
+describe("file parameters", () => {
+  const fileParam = { name: "file", type: "string", required: true, description: "The file.", json_schema: { type: "string", format: "binary" } } as CapabilityParam;
+
+  it("a string whose schema says format binary is a file field, sent as its text (a data: URI)", () => {
+    const [field] = fieldsOf([fileParam, { name: "note", type: "string", required: false, description: "" } as CapabilityParam]);
+    expect(field.kind).toBe("file");
+    expect(fieldsOf([{ ...fileParam, json_schema: undefined }])[0].kind).toBe("text");
+    const uri = "data:text/plain;name=notes.txt;base64,aGVsbG8=";
+    expect(parametersFromValues([field], { file: uri }).parameters).toEqual({ file: uri });
+    expect(textOf(field, uri)).toBe(uri);
+  });
+
+  it("describes a data: URI by its name, type and decoded size, and other text by its length", () => {
+    expect(describeFileValue("data:text/plain;name=notes.txt;base64,aGVsbG8=")).toEqual({ name: "notes.txt", type: "text/plain", bytes: 5, dataUri: true });
+    expect(describeFileValue("data:;base64,aGk=")).toEqual({ name: undefined, type: undefined, bytes: 2, dataUri: true });
+    expect(describeFileValue("aGVsbG8=")).toEqual({ bytes: 8, dataUri: false });
   });
 });

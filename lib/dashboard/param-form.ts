@@ -6,7 +6,7 @@ import type { CapabilityParam } from "./discover";
  * and Call. Type checking is left to Probe (the API's validator is the single judge); the form
  * converts what it can and sends the rest as typed, so the API names the problem.
  */
-export type FieldKind = "text" | "number" | "boolean" | "enum" | "list" | "json";
+export type FieldKind = "text" | "number" | "boolean" | "enum" | "list" | "json" | "file";
 
 export interface FormField {
   name: string;
@@ -37,6 +37,8 @@ export function fieldsOf(params: CapabilityParam[]): FormField[] {
       default: p.default,
     };
     if (p.enum && p.enum.length > 0) return { ...base, kind: "enum" as const, options: p.enum };
+    // A file's content (`format: binary`): the Console reads a chosen file into a data: URI.
+    if (p.type === "string" && (p.json_schema as { format?: unknown } | undefined)?.format === "binary") return { ...base, kind: "file" as const };
     switch (p.type) {
       case "number":
       case "integer":
@@ -60,6 +62,7 @@ export function textOf(field: FormField, value: unknown): string {
   if (value === undefined || value === null) return "";
   switch (field.kind) {
     case "text":
+    case "file":
       return typeof value === "string" ? value : JSON.stringify(value);
     case "number":
     case "boolean":
@@ -111,6 +114,7 @@ export function parametersFromValues(fields: FormField[], values: FormValues, ex
     if (text.trim() === "") continue;
     switch (field.kind) {
       case "text":
+      case "file":
         parameters[field.name] = text;
         break;
       case "number":
@@ -182,4 +186,29 @@ export function parseParametersJson(text: string): { ok: true; parameters: Recor
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) return { ok: false, error: "not_object" };
   return { ok: true, parameters: value as Record<string, unknown> };
+}
+
+/** A chosen file as a `data:` URI naming it (`data:<type>;name=<file>;base64,...`), as Call takes file parameters. */
+export function fileAsDataUri(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => {
+      const uri = String(reader.result);
+      const name = file.name.replace(/[;,\s]/g, "_");
+      resolve(name ? uri.replace(/^data:([^;,]*)/, (_, type: string) => `data:${type || "application/octet-stream"};name=${name}`) : uri);
+    };
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+/** What a file field's value holds: a data: URI's name, type and decoded size, or the length of other text. */
+export function describeFileValue(value: string): { name?: string; type?: string; bytes: number; dataUri: boolean } {
+  const match = /^data:([^,]*),(.*)$/s.exec(value);
+  if (!match) return { bytes: value.length, dataUri: false };
+  const [type, ...params] = match[1].split(";");
+  const base64 = params.includes("base64");
+  const payload = match[2];
+  const bytes = base64 ? Math.floor((payload.length * 3) / 4) - (payload.endsWith("==") ? 2 : payload.endsWith("=") ? 1 : 0) : payload.length;
+  return { name: params.find((p) => p.startsWith("name="))?.slice(5), type: type || undefined, bytes, dataUri: true };
 }

@@ -197,6 +197,10 @@ function asFile(param: ToolParam, many: boolean): void {
   param.type = many ? "array" : "string";
   if (many) param.items = { type: "string" };
   param.description = `${own}${FILE_DESCRIPTION}`.slice(0, 4000);
+  // `format: binary` constrains nothing a value can break; it tells Inspect's readers (an agent, the
+  // Console's file picker) that the value is a file's content.
+  const file = { type: "string", format: "binary" };
+  param.json_schema = many ? { type: "array", items: file } : file;
 }
 
 /** A field's schema as the document wrote it (its `allOf` branches searched too). */

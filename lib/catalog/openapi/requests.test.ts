@@ -106,9 +106,8 @@ describe("request bodies", () => {
     );
     expect(execution).toMatchObject({ body: "multipart", body_types: [{ media_type: "multipart/form-data", kind: "multipart" }], files: ["file", "attachments"], encoding: { meta: { content_type: "application/json" }, file: { content_type: "image/png, image/jpeg" } } });
     const [file, attachments] = tool.params;
-    expect(file).toEqual({ name: "file", type: "string", required: true, description: "The file to upload. File content: base64, a data: URI (data:<type>;base64,...), or an https URL where the operator allows it." });
-    expect(attachments).toMatchObject({ name: "attachments", type: "array", items: { type: "string" }, required: false });
-    expect(attachments.json_schema).toBeUndefined();
+    expect(file).toEqual({ name: "file", type: "string", required: true, description: "The file to upload. File content: base64, a data: URI (data:<type>;base64,...), or an https URL where the operator allows it.", json_schema: { type: "string", format: "binary" } });
+    expect(attachments).toMatchObject({ name: "attachments", type: "array", items: { type: "string" }, required: false, json_schema: { type: "array", items: { type: "string", format: "binary" } } });
   });
 
   it("a 3.1 file part by contentMediaType is a file too", async () => {

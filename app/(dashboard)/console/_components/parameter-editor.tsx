@@ -9,7 +9,8 @@ import { Select, TextArea, TextInput } from "@/components/ui/form-controls";
 import { Notice } from "@/components/ui/states";
 import type { ValidationDetail } from "@/lib/dashboard/console-api";
 import type { CapabilityResult } from "@/lib/dashboard/discover";
-import { oneOfStatus, parameterOfError, type FormField, type FormValues } from "@/lib/dashboard/param-form";
+import { formatBytes } from "@/lib/dashboard/format";
+import { describeFileValue, fileAsDataUri, oneOfStatus, parameterOfError, type FormField, type FormValues } from "@/lib/dashboard/param-form";
 
 export type EditorMode = "form" | "json";
 
@@ -44,6 +45,8 @@ function FieldControl({ field, id, value, invalid, describedBy, onChange }: { fi
       return <TextInput {...common} value={value} onChange={(e) => onChange(e.target.value)} placeholder={t("console.listPlaceholder", { type: field.itemsType ?? "" })} spellCheck={false} />;
     case "json":
       return <TextArea {...common} rows={4} value={value} onChange={(e) => onChange(e.target.value)} placeholder={field.type === "array" ? "[ ]" : "{ }"} spellCheck={false} />;
+    case "file":
+      return <FileControl {...common} value={value} onChange={onChange} />;
     case "text":
       return LONG_TEXT.test(field.name) ? (
         <TextArea {...common} rows={3} value={value} onChange={(e) => onChange(e.target.value)} className="font-sans text-sm" />
@@ -53,8 +56,51 @@ function FieldControl({ field, id, value, invalid, describedBy, onChange }: { fi
   }
 }
 
+/** A file parameter: the chosen file is read into a data: URI (its name and type kept) and shown by name, type and size. */
+function FileControl({ id, value, invalid, onChange, ...aria }: { id: string; value: string; invalid: boolean; "aria-describedby"?: string; "aria-required"?: boolean; onChange: (v: string) => void }) {
+  const { t, locale } = useI18n();
+  const file = value ? describeFileValue(value) : null;
+  return (
+    <div className="space-y-1.5">
+      {/* The native control's text follows the browser's language, not the page's: it is hidden behind our own label. */}
+      <div className="flex flex-wrap items-center gap-2">
+        <label
+          htmlFor={id}
+          className="cursor-pointer rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 has-[+input:focus-visible]:ring-2 has-[+input:focus-visible]:ring-sky-500"
+        >
+          {t("console.fileChoose")}
+        </label>
+        <input
+          id={id}
+          type="file"
+          aria-invalid={invalid || undefined}
+          {...aria}
+          onChange={async (e) => {
+            const chosen = e.target.files?.[0];
+            onChange(chosen ? await fileAsDataUri(chosen) : "");
+          }}
+          className="sr-only"
+        />
+        {!file && <span className="text-sm text-zinc-500">{t("console.fileNone")}</span>}
+      </div>
+      {file && (
+        <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-600" data-testid="file-chosen">
+          <span className="break-all">
+            {file.dataUri
+              ? t("console.fileChosen", { name: file.name ?? "—", type: file.type ?? "application/octet-stream", size: formatBytes(file.bytes, locale) })
+              : t("console.fileInline", { size: formatBytes(file.bytes, locale) })}
+          </span>
+          <button type="button" onClick={() => onChange("")} className="rounded px-1.5 py-0.5 font-medium text-zinc-700 underline-offset-2 hover:underline">
+            {t("console.fileRemove")}
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
 function typeLabel(field: FormField): string {
-  return field.kind === "list" ? `${field.itemsType}[]` : field.type;
+  return field.kind === "list" ? `${field.itemsType}[]` : field.kind === "file" ? "file" : field.type;
 }
 
 /**
