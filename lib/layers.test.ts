@@ -39,6 +39,14 @@ describe("layers", () => {
     expect(offending).toEqual([]);
   });
 
+  it("the metrics module takes its vocabulary from modules below it: none of its imports imports it back", () => {
+    const metrics = "lib/observability/metrics";
+    const local = importsOf(`${metrics}.ts`).filter((m) => m.startsWith("lib/"));
+    expect(local.length).toBeGreaterThan(0);
+    const circular = local.filter((m) => importsOf(fs.existsSync(path.join(root, `${m}.ts`)) ? `${m}.ts` : `${m}/index.ts`).includes(metrics));
+    expect(circular).toEqual([]);
+  });
+
   it("sees the imports it checks (a file known to import the HTTP layer is found)", () => {
     expect(importsOf("lib/api/audit-route-support.ts")).toContain("lib/http/context");
   });

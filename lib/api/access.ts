@@ -1,5 +1,5 @@
 import type { BearerAccess } from "../http/auth";
-import type { RateLimitedAction } from "../http/rate-limit";
+import type { RateLimitedAction } from "../http/rate-limits";
 
 /**
  * Who may call each operation of the API, in one table: `createRouter` builds each operation's

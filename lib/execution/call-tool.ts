@@ -16,6 +16,7 @@ import { ProjectionError, parseRespondWith, type RespondWith } from "./respond-w
 import { shapeResult, type ShapedResult } from "./shape-result";
 import { recordCall, reserveCall, settleReservedCall, type Charge, type SettleOutcome } from "./settle";
 import type { BudgetRefusal } from "../billing/budget-sql";
+import type { CallPhase } from "./call-phases";
 import { storedParameters } from "./stored-parameters";
 import { validateParameters, withCurrentSchema, withDefaults } from "./validate-parameters";
 import { msSince } from "../timing";
@@ -67,7 +68,6 @@ export interface CallResult {
 }
 
 /** Phases of a Call, in order: lookup and validation, reservation, provider, result shaping, settlement. */
-export type CallPhase = "validate" | "reserve" | "provider" | "shape" | "settle";
 
 
 const outcomeOf: Record<ReasonCode, string> = {

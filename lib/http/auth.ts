@@ -7,7 +7,8 @@ import { DomainError, forbidden } from "../errors";
 import { grantsAnyScope, type Scope } from "../oauth/scopes";
 import type { ApiEnv } from "./context";
 import type { AuthContext } from "../auth/auth-context";
-import { clientIp, consumeRateLimit, type RateLimitedAction } from "./rate-limit";
+import { clientIp, consumeRateLimit } from "./rate-limit";
+import type { RateLimitedAction } from "./rate-limits";
 
 /** A bearer credential: an API key, a user's OAuth access token, or an agent's delegation token (RFC 8693). */
 export type Credential = "api_key" | "user_token" | "delegation_token";

@@ -5,7 +5,8 @@ import { bearer, seedAccount } from "../testing/fixtures";
 import { importDemoCatalog } from "../testing/catalog";
 import { createApiKey } from "../auth/api-keys";
 import type { Database } from "../db/types";
-import { rateLimits, resetRateLimits } from "./rate-limit";
+import { resetRateLimits } from "./rate-limit";
+import { rateLimits } from "./rate-limits";
 
 let database: Database;
 let server: TestServer;

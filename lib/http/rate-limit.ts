@@ -8,16 +8,8 @@ import { countRateLimitRejection } from "../observability/metrics";
 import { clientAddress } from "./client-address";
 import { setResponseHeader } from "./headers";
 import type { ApiEnv } from "./context";
+import { rateLimits, type RateLimitedAction } from "./rate-limits";
 
-/** Requests per minute (contract section 8). One bucket per account across all its API keys. */
-export const rateLimits = {
-  search: 120,
-  inspect: 120,
-  probe: 120,
-  execute: 200,
-  device_authorize: 30,
-} as const;
-export type RateLimitedAction = keyof typeof rateLimits;
 
 const WINDOW_SECONDS = 60;
 const limiters = new Map<RateLimitedAction, RateLimiterAbstract>();

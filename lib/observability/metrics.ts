@@ -1,9 +1,9 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Pool } from "pg";
 import type { ChargeOutcome } from "../db/schema";
-import type { ReasonCode } from "../providers";
-import type { RateLimitedAction } from "../http/rate-limit";
-import type { CallPhase } from "../execution/call-tool";
+import type { ReasonCode } from "../providers/types";
+import type { RateLimitedAction } from "../http/rate-limits";
+import type { CallPhase } from "../execution/call-phases";
 
 /**
  * Tollgate's Prometheus metrics, in a registry of their own (never prom-client's global one),
