@@ -153,8 +153,8 @@ describe("request bodies", () => {
     const { execution } = await only(doc({ "/items": { post: body({ "application/json": { schema: { type: "object", properties: { a: { type: "string" } } } } }) } }));
     expect(execution).toEqual({ method: "POST", path: "/items", body: "json" });
     // `*/*` beside it is sent as application/json too: nothing more to choose.
-    const any = await only(doc({ "/items": { post: body({ "application/json": { schema: { type: "object", properties: { a: { type: "string" } } } }, "*/*": { schema: { type: "object" } } }) } }));
-    expect(any.execution).toEqual({ method: "POST", path: "/items", body: "json" });
+    const wildcard = await only(doc({ "/items": { post: body({ "application/json": { schema: { type: "object", properties: { a: { type: "string" } } } }, "*/*": { schema: { type: "object" } } }) } }));
+    expect(wildcard.execution).toEqual({ method: "POST", path: "/items", body: "json" });
   });
 });
 
