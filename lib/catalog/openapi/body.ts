@@ -6,6 +6,7 @@ import type { HttpBodyKind, HttpEncoding, HttpStyle, ToolParam } from "../manife
 import { httpStyles } from "../manifest";
 import { plainText } from "../plain-text";
 import { type JsonSchemaObject, type SchemaContext, pointerToken, requestSchema } from "./schema";
+import { isObject } from "./document";
 
 export interface BodyContext extends SchemaContext {
   warnOnce(key: string, pointer: string, message: string): void;
@@ -30,7 +31,6 @@ export interface BodyMapping {
 
 export const FILE_DESCRIPTION = "File content: base64, a data: URI (data:<type>;base64,...), or an https URL where the operator allows it.";
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isTrue = (v: unknown) => v === true || v === "true";
 const essence = (mediaType: string) => mediaType.split(";")[0].trim().toLowerCase();
 /** Text formats outside text/* that a raw body carries as a string. */

@@ -10,10 +10,11 @@ import { plainText } from "../plain-text";
 import { operationToolKey } from "./ids";
 import { type OperationContext, type OperationInput, type OperationTool, toolFromOperation } from "./operation";
 import { billingRules } from "./prices";
-import { METHODS, ownServer, providerAuth, providerBaseUrl, slug } from "./provider";
+import { ownServer, providerAuth, providerBaseUrl, slug } from "./provider";
 import { pointerToken } from "./schema";
 import { expectedCredentials, securityResolver } from "./security";
 import { type ExpectedCredential, type Finding, type OpenApiImportOptions, OpenApiOptionError } from "./types";
+import { isObject, METHODS } from "./document";
 
 export interface OpenApiImport {
   manifest: Manifest;
@@ -30,7 +31,6 @@ const PATH_ITEM_FIELDS = new Set(["$ref", "summary", "description", "servers", "
 /** Parts of a document the import never reads: an unresolvable `$ref` there is only a warning. */
 const UNREAD = new Set(["responses", "callbacks", "examples", "example", "links", "webhooks"]);
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const pointerOf = (path: readonly (string | number)[]) => path.map((s) => `/${pointerToken(s)}`).join("");
 
 /**

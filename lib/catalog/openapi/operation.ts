@@ -7,6 +7,7 @@ import { plainText } from "../plain-text";
 import { requestBody } from "./body";
 import { toolName } from "./ids";
 import { type JsonSchemaObject, type SchemaContext, requestSchema } from "./schema";
+import { isObject } from "./document";
 
 export interface OperationContext extends SchemaContext {
   /** A warning given once per document however many operations it applies to. */
@@ -55,7 +56,6 @@ const FLAT_ITEM_KEYS = new Set(["type", "description", "title", "enum"]);
 /** OpenAPI formats that constrain nothing a JSON value can break: alone they need no full schema. */
 const INERT_FORMATS = new Set(["int32", "int64", "float", "double", "byte", "binary", "password"]);
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 /** Some documents write booleans as strings (`"required": "true"`). */
 const isTrue = (v: unknown) => v === true || v === "true";
 

@@ -2,13 +2,9 @@
 // Calls authenticate (security schemes), and its id.
 import type { ProviderAuth } from "../manifest";
 import { pointerToken } from "./schema";
-import { credentialOf, operationsOf } from "./security";
+import { isObject, operationEntries } from "./document";
+import { credentialOf } from "./security";
 import type { Finding, OpenApiImportOptions } from "./types";
-
-/** The operations a Path Item may hold. */
-export const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * The provider's credentials from the document's security schemes: the first scheme its
@@ -25,7 +21,7 @@ export function providerAuth(
 ): { auth?: ProviderAuth; scheme?: string } {
   const schemes = isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {};
   const named = new Set<string>();
-  const requirements = [doc.security, ...operationsOf(doc).map((op) => op.security)];
+  const requirements = [doc.security, ...operationEntries(doc).map(({ operation }) => operation.security)];
   for (const list of requirements) if (Array.isArray(list)) for (const req of list) if (isObject(req)) for (const name of Object.keys(req)) named.add(name);
   const candidates = [...named, ...Object.keys(schemes)].filter((n, i, all) => all.indexOf(n) === i && isObject(schemes[n]));
   const mapped = candidates.flatMap((name) => {
@@ -90,17 +86,12 @@ export function providerBaseUrl(doc: Record<string, unknown>, options: OpenApiIm
 function commonOperationServer(doc: Record<string, unknown>, options: OpenApiImportOptions): { url: string; count: number; of: number } | undefined {
   const counts = new Map<string, number>();
   let of = 0;
-  for (const item of isObject(doc.paths) ? Object.values(doc.paths) : []) {
-    if (!isObject(item)) continue;
-    for (const method of METHODS) {
-      const operation = item[method];
-      if (!isObject(operation)) continue;
-      of++;
-      const servers = Array.isArray(operation.servers) && operation.servers.length > 0 ? operation.servers : item.servers;
-      const first = Array.isArray(servers) && isObject(servers[0]) ? servers[0] : undefined;
-      const url = first && resolveUrl(serverUrl(first, "", []) ?? "", options.documentUrl);
-      if (url && !/\{/.test(url)) counts.set(url, (counts.get(url) ?? 0) + 1);
-    }
+  for (const { item, operation } of operationEntries(doc)) {
+    of++;
+    const servers = Array.isArray(operation.servers) && operation.servers.length > 0 ? operation.servers : item.servers;
+    const first = Array.isArray(servers) && isObject(servers[0]) ? servers[0] : undefined;
+    const url = first && resolveUrl(serverUrl(first, "", []) ?? "", options.documentUrl);
+    if (url && !/\{/.test(url)) counts.set(url, (counts.get(url) ?? 0) + 1);
   }
   let best: { url: string; count: number; of: number } | undefined;
   for (const [url, count] of counts) if (!best || count > best.count) best = { url, count, of };

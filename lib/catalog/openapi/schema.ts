@@ -2,6 +2,7 @@
 // JSON Schema (draft 2020-12) of what a request may carry: the form `json_schema` stores and Probe
 // and Call validate with. Annotations that constrain nothing (examples, xml, discriminator) are
 // dropped, as are readOnly properties, which a client never sends.
+import { isObject } from "./document";
 
 export type JsonSchemaObject = Record<string, unknown>;
 
@@ -22,8 +23,6 @@ const MAX_NODES = 400;
 /** Descriptions of a body's fields and above are the params' own texts; deeper ones are only hints. */
 const MAX_DESCRIPTION = 4000;
 const MAX_NESTED_DESCRIPTION = 500;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const COPIED = ["const", "default", "multipleOf", "maximum", "minimum", "maxLength", "minLength", "format", "maxItems", "minItems", "uniqueItems", "maxProperties", "minProperties", "dependentRequired"];
 const SUBSCHEMA = ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems"];

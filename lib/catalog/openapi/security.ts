@@ -2,10 +2,9 @@
 // the document's; each Security Requirement Object is one alternative (credentials sent together),
 // each named scheme resolved to a credential Tollgate can send and the variable holding its secret.
 import type { HttpCredential } from "../manifest";
+import { isObject, operationEntries } from "./document";
 import { pointerToken } from "./schema";
 import type { ExpectedCredential, Finding } from "./types";
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** How Tollgate sends a security scheme's credential, or why it cannot. */
 export function credentialOf(scheme: unknown): Omit<HttpCredential, "scheme" | "env"> | { unsendable: string } {
@@ -37,7 +36,7 @@ export interface SecurityResolver {
  */
 export function securityResolver(doc: Record<string, unknown>, envOf: (scheme: string) => string | undefined, warnings: Finding[]): SecurityResolver {
   const schemes = isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {};
-  const declared = Array.isArray(doc.security) || operationsOf(doc).some((op) => Array.isArray(op.security));
+  const declared = Array.isArray(doc.security) || operationEntries(doc).some(({ operation }) => Array.isArray(operation.security));
   const warned = new Set<string>();
   const warnOnce = (key: string, pointer: string, message: string) => {
     if (!warned.has(key)) warnings.push({ pointer, message });
@@ -93,11 +92,4 @@ export function expectedCredentials(securities: (HttpCredential[][] | undefined)
     }
   }
   return [...counts.values()];
-}
-
-/** The operations of a document (any method), for questions about the document as a whole. */
-export function operationsOf(doc: Record<string, unknown>): Record<string, unknown>[] {
-  if (!isObject(doc.paths)) return [];
-  const methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
-  return Object.values(doc.paths).flatMap((item) => (isObject(item) ? methods.map((m) => item[m]).filter(isObject) : []));
 }
