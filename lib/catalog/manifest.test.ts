@@ -209,6 +209,14 @@ describe("http mappings, credentials and full parameter schemas", () => {
     expect(err.message).toContain("body_param needs a body (body is none)");
   });
 
+  it("holds an operation's content-type parameter to an enum of exactly its body types", () => {
+    const bodyTypes = [{ media_type: "application/json", kind: "json" }, { media_type: "text/plain", kind: "raw" }];
+    const withChooser = (param: Record<string, unknown>) => manifestWith({ params: [{ name: "content_type", type: "string", ...param }], execution: { method: "POST", path: "/x", body_types: bodyTypes, content_type_param: "content_type" } }, http);
+    expect(errorOf(withChooser({})).message).toContain('content_type_param "content_type" must be a string whose enum lists the body_types\' media types');
+    expect(errorOf(withChooser({ enum: ["application/json"] })).message).toContain("must be a string whose enum lists");
+    expect(() => parseManifest(withChooser({ enum: ["text/plain", "application/json"] }))).not.toThrow();
+  });
+
   it("needs the name of an operation's header, query or cookie credential", () => {
     const security = (credential: Record<string, unknown>) => manifestWith({ execution: { method: "GET", path: "/x", security: [[credential]] } }, http);
     expect(errorOf(security({ scheme: "key", type: "cookie", env: "K" })).message).toContain("execution.security[0][0].name: http execution: a header, query or cookie credential needs name");

@@ -391,6 +391,12 @@ export const ProviderManifestSchema = z
         if (http.body_param !== undefined && http.body === "none") issue("body_param needs a body (body is none)", [...at, "body"]);
         if (http.content_type_param !== undefined && !names.has(http.content_type_param)) issue(`content_type_param names unknown parameter "${http.content_type_param}"`, [...at, "content_type_param"]);
         if (http.content_type_param !== undefined && (http.body_types?.length ?? 0) < 2) issue("content_type_param needs two or more body_types to choose from", [...at, "content_type_param"]);
+        // The parameter's enum is what Probe and Call hold a Call's choice to: it must list exactly the body types.
+        const chooser = tool.params.find((p) => p.name === http.content_type_param);
+        const mediaTypes = http.body_types?.map((t) => t.media_type) ?? [];
+        if (chooser && (chooser.type !== "string" || chooser.enum?.length !== mediaTypes.length || !mediaTypes.every((t) => chooser.enum?.includes(t)))) {
+          issue(`content_type_param "${chooser.name}" must be a string whose enum lists the body_types' media types`, [...at, "content_type_param"]);
+        }
       }
     });
   });

@@ -25,22 +25,17 @@ export function validateParameters(tool: ToolRecord, parameters: Record<string, 
 /**
  * What an http tool's body needs beyond the schema, checked without sending anything: file values
  * decode (base64, a `data:` URI) within the Call's size limit, or are https URLs the operator lets
- * Calls fetch (not fetched here); the content-type parameter names one of the body types.
+ * Calls fetch (not fetched here). The content-type parameter's choice is held by its enum, which the
+ * manifest makes list the body types.
  */
 function httpBodyIssues(mapping: HttpExecution, parameters: Record<string, unknown>): ValidationIssue[] {
-  const issues: ValidationIssue[] = fileValueIssues(mapping.files ?? [], parameters).map((f) => ({
+  return fileValueIssues(mapping.files ?? [], parameters).map((f) => ({
     type: f.type,
     loc: ["body", "parameters", ...f.path],
     msg: f.message,
     // The value itself may be megabytes of base64: the detail carries its start only.
     input: clip(f.path.reduce<unknown>((v, k) => (v as Record<string | number, unknown>)?.[k], parameters)),
   }));
-  const picked = mapping.content_type_param === undefined ? undefined : parameters[mapping.content_type_param];
-  const types = mapping.body_types?.map((t) => t.media_type) ?? [];
-  if (picked !== undefined && !types.includes(picked as string)) {
-    issues.push({ type: "content_type_invalid", loc: ["body", "parameters", mapping.content_type_param!], msg: `"${mapping.content_type_param}" must be one of ${types.join(", ")}`, input: picked });
-  }
-  return issues;
 }
 
 const clip = (value: unknown) => (typeof value === "string" && value.length > 100 ? `${value.slice(0, 100)}…` : value);

@@ -99,7 +99,7 @@ export function fileValueIssues(files: readonly string[], parameters: Record<str
     fileValues(value).forEach((item, i) => {
       const path = many ? [field, i] : [field];
       if (typeof item !== "string") {
-        issues.push({ path, type: "file_invalid", message: `"${field}" must be a string: base64, a data: URI or an https URL` });
+        issues.push({ path, type: "file_invalid", message: notAString(field) });
         return;
       }
       if (isUrl(item)) {
@@ -121,6 +121,7 @@ export function fileValueIssues(files: readonly string[], parameters: Record<str
   return issues;
 }
 
+const notAString = (field: string) => `"${field}" must be a string: base64, a data: URI or an https URL`;
 const tooLargeMessage = (bytes: number) => `the Call's files are ${bytes} bytes, more than the ${MAX_CALL_FILE_BYTES} bytes (10 MiB) a Call may send`;
 
 function urlProblem(value: string, field: string): { type: FileIssue["type"]; message: string } | undefined {
@@ -148,7 +149,7 @@ export interface FileBudget {
  * only, no redirects, within the Call's deadline and the remaining budget). Throws `FileValueError`.
  */
 export async function resolveFile(value: unknown, field: string, budget: FileBudget, deadline: number): Promise<FileBytes> {
-  if (typeof value !== "string") throw new FileValueError(`"${field}" must be a string: base64, a data: URI or an https URL`);
+  if (typeof value !== "string") throw new FileValueError(notAString(field));
   const file = isUrl(value) ? await fetchFile(value, field, budget, deadline) : decodeInlineFile(value, field);
   budget.used += file.bytes.length;
   if (budget.used > MAX_CALL_FILE_BYTES) throw new FileValueError(tooLargeMessage(budget.used));
