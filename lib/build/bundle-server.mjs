@@ -1,9 +1,12 @@
-// Bundles the custom server (TypeScript) into dist/server.mjs; packages stay external.
+// Bundles the custom server (TypeScript) into dist/server.mjs, and beside it the worker thread that
+// converts OpenAPI documents (dist/openapi-worker.mjs, started by lib/catalog/openapi/isolated.ts);
+// packages stay external.
 import { build } from "esbuild";
 
 await build({
-  entryPoints: ["lib/server/main.ts"],
-  outfile: "dist/server.mjs",
+  entryPoints: { server: "lib/server/main.ts", "openapi-worker": "lib/catalog/openapi/convert-worker.ts" },
+  outdir: "dist",
+  outExtension: { ".js": ".mjs" },
   bundle: true,
   platform: "node",
   format: "esm",
@@ -13,4 +16,4 @@ await build({
   logLevel: "warning",
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
 });
-console.log("bundled dist/server.mjs");
+console.log("bundled dist/server.mjs and dist/openapi-worker.mjs");

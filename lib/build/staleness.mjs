@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 
 const SOURCES = ["app", "components", "lib", "public", "next.config.ts", "package.json", "postcss.config.mjs"];
-const OUTPUTS = ["dist/server.mjs", ".next/BUILD_ID"];
+const OUTPUTS = ["dist/server.mjs", "dist/openapi-worker.mjs", ".next/BUILD_ID"];
 
 // Files no build output contains: tests, benchmarks and the test helpers.
 const NOT_BUILT = /(\.test\.tsx?$)|(^|\/)lib\/(bench|testing)(\/|$)/;

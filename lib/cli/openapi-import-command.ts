@@ -5,8 +5,7 @@
 import { readFile } from "node:fs/promises";
 import type { Db } from "../db/types";
 import { importCatalog } from "../catalog/import";
-import { manifestFromOpenApi } from "../catalog/openapi/convert";
-import { readApiDocument } from "../catalog/openapi/read";
+import { convertOpenApiInWorker } from "../catalog/openapi/isolated";
 import { OpenApiOptionError } from "../catalog/openapi/types";
 import { list, optStr, str, UsageError, type CommandContext, type Values } from "./command-kit";
 
@@ -23,11 +22,9 @@ export async function importOpenApiCommand(db: Db, v: Values, ctx: CommandContex
   if (price !== undefined && !CREDITS.test(price)) throw new UsageError("--price must be a non-negative number of credits with at most 6 decimals");
   if (baseUrl !== undefined && !/^https?:\/\/[^/]/i.test(baseUrl)) throw new UsageError("--base-url must be an absolute http(s) URL");
   const pricePerOperation = priceFile === undefined ? undefined : await readPriceMap(priceFile);
-  const { document, url } = await readApiDocument(location, { allowPrivateNetwork: v["allow-private-network"] === true });
   const started = Date.now();
-  const converted = await manifestFromOpenApi(document, {
+  const converted = await convertOpenApiInWorker(location, {
     origin: location,
-    documentUrl: url,
     providerId: optStr(v, "id"),
     source: optStr(v, "source"),
     baseUrl,

@@ -8,6 +8,7 @@ import { env, dataDir, publicUrl } from "../env";
 import { logger } from "../log";
 import { createApiApp } from "../api/app";
 import { startMetricsServer } from "../observability/metrics-endpoint";
+import { useBundledOpenApiWorker } from "../catalog/openapi/isolated";
 import { bootstrap } from "./bootstrap";
 import { createRequestHandler } from "./request-handler";
 import { listen, listenLines } from "./listen";
@@ -15,6 +16,8 @@ import { listen, listenLines } from "./listen";
 async function main() {
   const e = env();
   const root = path.resolve(process.env.TOLLGATE_ROOT ?? process.cwd());
+  // This module is bundled into dist/server.mjs; the OpenAPI conversion's worker beside it (lib/build/bundle-server.mjs).
+  useBundledOpenApiWorker(new URL("./openapi-worker.mjs", import.meta.url));
   const { database, credentials, stop } = await bootstrap();
 
   const api = createApiApp({ database });
