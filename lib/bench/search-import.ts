@@ -100,9 +100,21 @@ export async function benchSearchImport(catalogDir: string): Promise<void> {
         `first search ${fmt(c((x) => x.firstMs), 1)} ms (warm ${fmt(c((x) => x.warmMs), 1)} ms), with its source ${fmt(c((x) => x.firstSourceMs), 1)} ms (warm ${fmt(c((x) => x.warmSourceMs), 1)} ms); ` +
         `goal <= 200 ms -> ${Math.max(c((x) => x.firstMs), c((x) => x.firstSourceMs)) <= 200 ? "met" : "NOT met"}`,
     );
+    console.log(collections(server));
   } finally {
     await server.stop();
   }
+}
+
+/** The collections the server ran after replacing an index (lib/search/release-replaced.ts), from its log. */
+function collections(server: RunningServer): string {
+  const pauses = fs
+    .readFileSync(path.join(server.dataDir, "server.log"), "utf8")
+    .split("\n")
+    .filter((line) => line.includes("released the replaced search index"))
+    .map((line) => Number((JSON.parse(line) as { ms: number }).ms));
+  if (pauses.length === 0) return "full collections after an index replacement: none (the server runs without --expose-gc)";
+  return `full collections after an index replacement: ${pauses.length}, pause median ${fmt(median(pauses), 0)} ms, max ${fmt(Math.max(...pauses), 0)} ms`;
 }
 
 type Admin = (argv: string[]) => Promise<Record<string, unknown>>;

@@ -18,6 +18,7 @@ import { catalogState, creditBalances, providers, tools } from "../db/schema";
 import type { Db } from "../db/types";
 import { statementName } from "../db/statement";
 import type { BillingRule, ToolLang, ToolParam } from "../catalog/manifest";
+import { releaseReplacedIndexSoon } from "./release-replaced";
 import { SearchIndex, analyzeDocument, type AnalyzedDocument, type IndexDocument } from "./ranker";
 
 interface LocalizedTexts {
@@ -330,6 +331,7 @@ function buildSnapshot(version: number, seen: string, entries: Map<string, Entry
         const index = await SearchIndex.build(await analyzedDocuments(pool.entries));
         pool.index = index;
         pool.stale = undefined;
+        if (inBackground) releaseReplacedIndexSoon();
         const newest = state.built.get(key);
         if (!newest || newest.version <= version) state.built.set(key, { version, entries: pool.entries, ids: pool.tools.map((t) => t.id), index });
         return index;
