@@ -167,3 +167,30 @@ test("the owner sees the refunds on the Executions and Ledger pages, is never of
   await expect(page.getByTestId("usage-row")).toHaveCount(1);
   await expect(page.getByTestId("usage-row").locator(`a[title="${open.executionId}"]`)).toBeVisible();
 });
+
+test("support keeps the customer's account: the lookup says whose it is, and its ledger, usage and lookup links stay in it", async ({ page, setting: { database, owner, support } }) => {
+  const review = await writeReviewCase(database.db, owner.accountId, "0.5");
+  await signInAs(page, support);
+  await page.goto(`/executions?id=${review.executionId}`);
+  const account = page.getByTestId("lookup-account");
+  await expect(account).toContainText("Refund Owner");
+  await expect(account).toContainText(owner.email);
+  await expect(account).toContainText(owner.accountId);
+  await screenshotBoth(page, "support-lookup-account");
+
+  // The Call's ledger row opens in the customer's ledger, not in support's own (which is empty).
+  await page.getByTestId("call-trace").getByRole("link", { name: review.ledgerEntryId }).click();
+  await expect(page).toHaveURL(new RegExp(`/ledger\\?.*account_id=${owner.accountId}`));
+  const entry = page.getByTestId("entry-details");
+  await expect(entry).toContainText(review.executionId);
+  await screenshotPanel(page, "support-ledger-entry-in-account");
+
+  await entry.getByTestId("entry-to-event").click();
+  await expect(page).toHaveURL(new RegExp(`/usage\\?.*account_id=${owner.accountId}`));
+  const event = page.getByTestId("event-panel");
+  await expect(event).toContainText(review.ledgerEntryId);
+
+  await event.getByTestId("event-to-execution").click();
+  await expect(page).toHaveURL(new RegExp(`/executions\\?.*account_id=${owner.accountId}`));
+  await expect(page.getByTestId("lookup-account")).toContainText("Refund Owner");
+});

@@ -225,10 +225,13 @@ export async function lookupId(db: Db, accountId: string, id: string): Promise<L
   const worst: Status[] = ["in_flight", "review", "refunded", "reconciled"];
   const overall: Status = problems.length > 0 ? "broken" : (worst.find((s) => statuses.includes(s)) ?? "not_charged");
 
+  const account = await accountLabel(db, accountId);
   return {
     id,
     resolved_as: scope.resolvedAs,
     account_id: accountId,
+    account_name: account.name,
+    account_owners: account.owners,
     session_id: scope.sessionId ?? calls[0]?.session_id ?? eventItems[0]?.session_id ?? null,
     searches: searchTraces,
     calls,
@@ -369,4 +372,16 @@ async function resolveScope(db: Db, a: string, id: string): Promise<Scope | null
       s.sessionId = id;
       return s;
   }
+}
+
+/** Whose account the lookup is in, as support tells a customer apart: its name and its owners' addresses. */
+async function accountLabel(db: Db, accountId: string): Promise<{ name: string; owners: string[] }> {
+  const [found] = rows<{ name: string; owners: string[] | null }>(
+    await db.execute(sql`
+      SELECT a.name,
+             (SELECT array_agg(u.email ORDER BY m.created_at, u.email) FROM account_members m JOIN users u ON u.id = m.user_id
+               WHERE m.account_id = a.id AND m.role = 'owner') AS owners
+        FROM accounts a WHERE a.id = ${accountId}`),
+  );
+  return { name: found?.name ?? accountId, owners: found?.owners ?? [] };
 }

@@ -330,6 +330,8 @@ export const LookupSchema = z
     id: z.string(),
     resolved_as: z.enum(["execution_id", "search_id", "usage_event_id", "ledger_entry_id", "session_id"]),
     account_id: z.string(),
+    account_name: z.string().openapi({ description: "The account's name: support tells the customer's account apart by it" }),
+    account_owners: z.array(z.string()).openapi({ description: "The email addresses of the account's owners, the earliest member first" }),
     session_id: z.string().nullable(),
     searches: z.array(SearchTraceSchema).openapi({ description: "Discover steps (with their Inspect events) in the lookup's scope" }),
     calls: z.array(CallTraceSchema).openapi({ description: "Calls in scope, newest first: execution -> usage event -> ledger rows -> balance change" }),

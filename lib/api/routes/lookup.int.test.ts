@@ -202,6 +202,10 @@ describe("support access", () => {
     expect((await get(`/auth/usage/history/v2/${eventId}`, support.accessToken)).status).toBe(200);
     const trace = (await get(`/auth/lookup?id=${charged}`, support.accessToken)).body.data;
     expect(trace.account_id).toBe(acct.accountId);
+    // Whose account it is, as support tells customers apart: its name and its owners' addresses.
+    const [{ name }] = rows<{ name: string }>(await database.db.execute(sql`SELECT name FROM accounts WHERE id = ${acct.accountId}`));
+    expect(trace).toMatchObject({ account_name: name, account_owners: [acct.email] });
+    expect(name).not.toBe(acct.accountId);
     expect((await get(`/auth/usage/history/v2?search_id=${searchId}`, support.accessToken)).body.data.total).toBe(4);
     const log = (await logRows()).slice(n0);
     expect(log.map((l) => [l.resource, l.target_account_id])).toEqual([

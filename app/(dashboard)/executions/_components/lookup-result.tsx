@@ -30,18 +30,19 @@ const stepColors: Record<Step, string> = {
   balance_change: "bg-emerald-500",
 };
 
-function stepHref(step: Step, ref: string): string | undefined {
+/** Where a step's id opens; `account`: the customer's account support is reading, which every link keeps. */
+function stepHref(step: Step, ref: string, account: string | undefined): string | undefined {
   switch (step) {
     case "search":
     case "call":
-      return executionHref(ref);
+      return executionHref(ref, account);
     case "inspect":
     case "usage_event":
-      return usageEventHref(ref);
+      return usageEventHref(ref, account);
     case "ledger_entry":
     case "refund":
     case "balance_change":
-      return ledgerEntryHref(ref);
+      return ledgerEntryHref(ref, account);
   }
 }
 
@@ -56,7 +57,7 @@ export function VerdictBadge({ status }: { status: Status }) {
 
 /** A plain-text block of every id in scope, for a support ticket. */
 function ticketText(lookup: Lookup): string {
-  const lines = [`lookup: ${lookup.id} (${lookup.resolved_as})`, `account_id: ${lookup.account_id}`, `verdict: ${lookup.reconciliation.status}`];
+  const lines = [`lookup: ${lookup.id} (${lookup.resolved_as})`, `account_id: ${lookup.account_id} (${lookup.account_name})`, `verdict: ${lookup.reconciliation.status}`];
   if (lookup.session_id) lines.push(`session_id: ${lookup.session_id}`);
   for (const s of lookup.searches) lines.push(`search_id: ${s.search_id}`);
   for (const c of lookup.calls) {
@@ -68,7 +69,7 @@ function ticketText(lookup: Lookup): string {
   return lines.join("\n");
 }
 
-function CallCard({ call, timeZone, accountId, canRefund }: { call: CallTrace; timeZone: string; accountId: string; canRefund: boolean }) {
+function CallCard({ call, timeZone, accountId, canRefund, linkAccount }: { call: CallTrace; timeZone: string; accountId: string; canRefund: boolean; linkAccount: string | undefined }) {
   const { t, locale } = useI18n();
   const [refunded, setRefunded] = useState<Refund | null>(null);
   return (
@@ -99,10 +100,10 @@ function CallCard({ call, timeZone, accountId, canRefund }: { call: CallTrace; t
             <IdValue value={call.execution_id} />
           </DetailRow>
           <DetailRow label="search_id">
-            <IdValue value={call.search_id} href={call.search_id ? executionHref(call.search_id) : undefined} />
+            <IdValue value={call.search_id} href={call.search_id ? executionHref(call.search_id, linkAccount) : undefined} />
           </DetailRow>
           <DetailRow label="session_id">
-            <IdValue value={call.session_id} href={call.session_id ? executionHref(call.session_id) : undefined} />
+            <IdValue value={call.session_id} href={call.session_id ? executionHref(call.session_id, linkAccount) : undefined} />
           </DetailRow>
           <DetailRow label={t("executions.status")}>{call.execution?.status ?? t("executions.noExecutionRow")}</DetailRow>
           <DetailRow label={t("executions.reserved")}>{call.execution ? formatCredits(call.execution.reserved_credits, locale) : "—"}</DetailRow>
@@ -116,7 +117,7 @@ function CallCard({ call, timeZone, accountId, canRefund }: { call: CallTrace; t
         </DetailRows>
         <DetailRows>
           <DetailRow label={t("ledger.usageEvent")}>
-            <IdValue value={call.usage_event?.id} href={call.usage_event ? usageEventHref(call.usage_event.id) : undefined} />
+            <IdValue value={call.usage_event?.id} href={call.usage_event ? usageEventHref(call.usage_event.id, linkAccount) : undefined} />
           </DetailRow>
           <DetailRow label={t("usage.colOutcome")}>
             <span className="flex flex-wrap gap-1">
@@ -128,7 +129,7 @@ function CallCard({ call, timeZone, accountId, canRefund }: { call: CallTrace; t
           {call.ledger_entries.map((l) => (
             <DetailRow key={l.id} label={l.entry_type.startsWith("refund_") ? t("step.refund") : t("executions.ledgerRow")}>
               <span className="flex min-w-0 flex-wrap items-center gap-2">
-                <IdValue value={l.id} href={ledgerEntryHref(l.id)} />
+                <IdValue value={l.id} href={ledgerEntryHref(l.id, linkAccount)} />
                 <span className={`tabular-nums font-semibold ${l.amount_credits < 0 ? "text-red-700" : "text-emerald-700"}`}>{formatSignedCredits(l.amount_credits, locale)}</span>
               </span>
             </DetailRow>
@@ -151,6 +152,8 @@ function CallCard({ call, timeZone, accountId, canRefund }: { call: CallTrace; t
 export function LookupResult({ lookup, timeZone, isSupport }: { lookup: Lookup; timeZone: string; isSupport: boolean }) {
   const { t } = useI18n();
   const status = lookup.reconciliation.status;
+  // Support reads a customer's account: every link keeps it (the API refuses account_id to anyone else).
+  const linkAccount = isSupport ? lookup.account_id : undefined;
   return (
     <div className="space-y-6" data-testid="lookup-result">
       <Card className="p-4 sm:p-5">
@@ -165,18 +168,19 @@ export function LookupResult({ lookup, timeZone, isSupport }: { lookup: Lookup; 
             <p className="text-xs text-zinc-500">
               {t("executions.resolvedAs", { kind: lookup.resolved_as })} · <code className="font-mono">{lookup.id}</code>
             </p>
-            <p className="text-xs text-zinc-500">
-              account_id <code className="font-mono">{lookup.account_id}</code>
-              {lookup.session_id && (
-                <>
-                  {" "}
-                  · session_id{" "}
-                  <Link href={executionHref(lookup.session_id)} className="font-mono text-indigo-700 hover:underline">
-                    {lookup.session_id}
-                  </Link>
-                </>
-              )}
+            <p className="text-sm text-zinc-700 [overflow-wrap:anywhere]" data-testid="lookup-account">
+              {t("executions.account")}: <span className="font-semibold text-zinc-900">{lookup.account_name}</span> ·{" "}
+              {lookup.account_owners.length > 0 ? t("executions.accountOwners", { owners: lookup.account_owners.join(", ") }) : t("executions.noOwner")} ·{" "}
+              <code className="font-mono text-xs">{lookup.account_id}</code>
             </p>
+            {lookup.session_id && (
+              <p className="text-xs text-zinc-500">
+                session_id{" "}
+                <Link href={executionHref(lookup.session_id, linkAccount)} className="font-mono text-indigo-700 hover:underline">
+                  {lookup.session_id}
+                </Link>
+              </p>
+            )}
           </div>
           <CopyButton value={ticketText(lookup)} label={t("executions.copyTicket")} showLabel className="border border-zinc-300 bg-white px-2.5 py-1.5 shadow-xs" />
         </div>
@@ -210,7 +214,7 @@ export function LookupResult({ lookup, timeZone, isSupport }: { lookup: Lookup; 
           ) : (
             <ol className="relative space-y-4 border-l border-zinc-200 pl-5" data-testid="timeline">
               {lookup.timeline.map((step, i) => {
-                const href = stepHref(step.step, step.ref_id);
+                const href = stepHref(step.step, step.ref_id, linkAccount);
                 return (
                   <li key={`${step.step}-${step.ref_id}-${i}`} className="relative" data-testid="timeline-step" data-step={step.step}>
                     <span className={`absolute -left-[26.5px] top-1 size-3 rounded-full ring-4 ring-white ${stepColors[step.step]}`} aria-hidden="true" />
@@ -244,7 +248,7 @@ export function LookupResult({ lookup, timeZone, isSupport }: { lookup: Lookup; 
             {t("executions.calls", { count: lookup.calls.length })}
           </h2>
           {lookup.calls.map((call) => (
-            <CallCard key={call.execution_id} call={call} timeZone={timeZone} accountId={lookup.account_id} canRefund={isSupport} />
+            <CallCard key={call.execution_id} call={call} timeZone={timeZone} accountId={lookup.account_id} canRefund={isSupport} linkAccount={linkAccount} />
           ))}
         </section>
       )}

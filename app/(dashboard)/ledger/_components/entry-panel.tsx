@@ -32,13 +32,13 @@ function EntryDetails({ entry, accountId, timeZone }: { entry: LedgerItem; accou
       <p className="text-sm text-zinc-700">{entry.description}</p>
       <div className="flex flex-wrap gap-2">
         {entry.execution_id && (
-          <ButtonLink size="sm" variant="primary" href={executionHref(entry.execution_id)}>
+          <ButtonLink size="sm" variant="primary" href={executionHref(entry.execution_id, accountId)}>
             {t("console.auditTrail")}
             <ArrowRightIcon width={16} height={16} />
           </ButtonLink>
         )}
         {eventId && (
-          <ButtonLink size="sm" href={usageEventHref(eventId)} data-testid="entry-to-event">
+          <ButtonLink size="sm" href={usageEventHref(eventId, accountId)} data-testid="entry-to-event">
             {t("ledger.usageEvent")}
             <ArrowRightIcon width={16} height={16} />
           </ButtonLink>
@@ -55,10 +55,10 @@ function EntryDetails({ entry, accountId, timeZone }: { entry: LedgerItem; accou
         <DetailRow label={t("ledger.balanceBefore")}>{formatCredits(entry.balance_before.total_available_credits, locale)}</DetailRow>
         <DetailRow label={t("ledger.balanceAfter")}>{formatCredits(entry.balance_after.total_available_credits, locale)}</DetailRow>
         <DetailRow label="execution_id">
-          <IdValue value={entry.execution_id} href={entry.execution_id ? executionHref(entry.execution_id) : undefined} />
+          <IdValue value={entry.execution_id} href={entry.execution_id ? executionHref(entry.execution_id, accountId) : undefined} />
         </DetailRow>
         <DetailRow label={entry.usage_event_id ? "usage_event_id" : t("ledger.usageEventOfExecution")}>
-          <IdValue value={eventId} href={eventId ? usageEventHref(eventId) : undefined} />
+          <IdValue value={eventId} href={eventId ? usageEventHref(eventId, accountId) : undefined} />
         </DetailRow>
         <DetailRow label="source">
           <span className="font-mono text-xs">

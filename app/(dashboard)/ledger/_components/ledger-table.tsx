@@ -8,7 +8,7 @@ import { useI18n } from "@/components/i18n/i18n-provider";
 import { Badge } from "@/components/ui/badge";
 import type { LedgerItem } from "@/lib/dashboard/audit-api";
 import { formatCredits, formatSignedCredits, shortId } from "@/lib/dashboard/format";
-import { executionHref, usageEventHref, usageForExecutionHref } from "@/lib/dashboard/links";
+import { executionHref, usageEventHref, usageForExecutionHref, useAccountInView } from "@/lib/dashboard/links";
 
 const column = createColumnHelper<LedgerItem>();
 
@@ -24,6 +24,7 @@ export function SignedAmount({ value, testId }: { value: number; testId?: string
 
 export function LedgerTable(props: AuditRowsProps<LedgerItem>) {
   const { t, locale } = useI18n();
+  const account = useAccountInView();
   const columns = useMemo(
     () => [
       column.accessor("entry_type", {
@@ -64,12 +65,12 @@ export function LedgerTable(props: AuditRowsProps<LedgerItem>) {
           return (
             <span className="flex flex-col gap-0.5 text-xs">
               {row.execution_id && (
-                <Link href={executionHref(row.execution_id)} className="font-mono text-indigo-700 hover:underline" title={row.execution_id}>
+                <Link href={executionHref(row.execution_id, account)} className="font-mono text-indigo-700 hover:underline" title={row.execution_id}>
                   {shortId(row.execution_id)}
                 </Link>
               )}
               <Link
-                href={row.usage_event_id ? usageEventHref(row.usage_event_id) : usageForExecutionHref(row.execution_id ?? "")}
+                href={row.usage_event_id ? usageEventHref(row.usage_event_id, account) : usageForExecutionHref(row.execution_id ?? "", account)}
                 className="text-indigo-700 hover:underline"
                 data-testid="ledger-to-event"
               >
@@ -80,7 +81,7 @@ export function LedgerTable(props: AuditRowsProps<LedgerItem>) {
         },
       }),
     ],
-    [t, locale],
+    [t, locale, account],
   );
   return <AuditTable {...props} columns={columns} caption={t("ledger.entriesTitle")} rowTestId="ledger-row" openLabelKey="ledger.openEntry" />;
 }

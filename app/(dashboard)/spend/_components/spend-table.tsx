@@ -7,7 +7,7 @@ import { useI18n } from "@/components/i18n/i18n-provider";
 import { DataTable } from "@/components/tables/data-table";
 import { chargeOutcomeColors, chargeOutcomes } from "@/lib/dashboard/audit-vocab";
 import { formatCount, formatCredits } from "@/lib/dashboard/format";
-import { runHref } from "@/lib/dashboard/links";
+import { runHref, useAccountInView } from "@/lib/dashboard/links";
 import type { Breakdown, BreakdownGroup, SpendDimension } from "@/lib/dashboard/spend";
 import { dimensionInSentence, groupColor, groupId, groupLabel } from "./spend-labels";
 
@@ -20,6 +20,7 @@ const column = createColumnHelper<BreakdownGroup>();
  */
 export function SpendTable({ data, dimension, usageHref }: { data: Breakdown; dimension: SpendDimension; usageHref: (group: BreakdownGroup) => string | null }) {
   const { t, locale } = useI18n();
+  const account = useAccountInView();
   const columns = useMemo(
     () => [
       column.display({
@@ -48,7 +49,7 @@ export function SpendTable({ data, dimension, usageHref }: { data: Breakdown; di
                   </span>
                 )}
                 {dimension === "run_id" && value && !g.other && (
-                  <Link href={runHref(value)} className="text-xs text-indigo-700 hover:underline" data-testid="spend-run-link">
+                  <Link href={runHref(value, account)} className="text-xs text-indigo-700 hover:underline" data-testid="spend-run-link">
                     {t("spend.openRun")} →
                   </Link>
                 )}
@@ -102,7 +103,7 @@ export function SpendTable({ data, dimension, usageHref }: { data: Breakdown; di
         meta: { align: "right" },
       }),
     ],
-    [t, locale, data, dimension, usageHref],
+    [t, locale, data, dimension, usageHref, account],
   );
   return <DataTable data={data.groups} columns={columns} caption={t("spend.tableTitle", { dimension: dimensionInSentence(dimension, t) })} getRowId={(g) => groupId(g, dimension)} rowTestId="spend-row" />;
 }

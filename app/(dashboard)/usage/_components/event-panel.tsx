@@ -12,9 +12,10 @@ import { JsonViewer } from "@/components/ui/json-viewer";
 import { LoadingBlock, Notice } from "@/components/ui/states";
 import { fetchUsageEvent, type UsageEventItem } from "@/lib/dashboard/audit-api";
 import { formatCredits, formatDateTime, formatDuration } from "@/lib/dashboard/format";
-import { executionHref, ledgerEntryHref, runHref } from "@/lib/dashboard/links";
+import { executionHref, ledgerEntryHref, runHref, useAccountInView } from "@/lib/dashboard/links";
 
 function EventDetails({ event, timeZone }: { event: UsageEventItem; timeZone: string }) {
+  const account = useAccountInView();
   const { t, locale } = useI18n();
   const json: [string, unknown][] = [
     ["billing_rule_snapshot", event.billing_rule_snapshot],
@@ -41,13 +42,13 @@ function EventDetails({ event, timeZone }: { event: UsageEventItem; timeZone: st
 
       <div className="flex flex-wrap gap-2">
         {event.execution_id && (
-          <ButtonLink size="sm" variant="primary" href={executionHref(event.execution_id)}>
+          <ButtonLink size="sm" variant="primary" href={executionHref(event.execution_id, account)} data-testid="event-to-execution">
             {t("console.auditTrail")}
             <ArrowRightIcon width={16} height={16} />
           </ButtonLink>
         )}
         {event.credits_ledger_entry_id && (
-          <ButtonLink size="sm" href={ledgerEntryHref(event.credits_ledger_entry_id)} data-testid="to-ledger">
+          <ButtonLink size="sm" href={ledgerEntryHref(event.credits_ledger_entry_id, account)} data-testid="to-ledger">
             {t("usage.toLedger")}
             <ArrowRightIcon width={16} height={16} />
           </ButtonLink>
@@ -62,16 +63,16 @@ function EventDetails({ event, timeZone }: { event: UsageEventItem; timeZone: st
           <IdValue value={event.id} />
         </DetailRow>
         <DetailRow label="execution_id">
-          <IdValue value={event.execution_id} href={event.execution_id ? executionHref(event.execution_id) : undefined} />
+          <IdValue value={event.execution_id} href={event.execution_id ? executionHref(event.execution_id, account) : undefined} />
         </DetailRow>
         <DetailRow label="credits_ledger_entry_id">
-          <IdValue value={event.credits_ledger_entry_id} href={event.credits_ledger_entry_id ? ledgerEntryHref(event.credits_ledger_entry_id) : undefined} />
+          <IdValue value={event.credits_ledger_entry_id} href={event.credits_ledger_entry_id ? ledgerEntryHref(event.credits_ledger_entry_id, account) : undefined} />
         </DetailRow>
         <DetailRow label="search_id">
-          <IdValue value={event.search_id} href={event.search_id ? executionHref(event.search_id) : undefined} />
+          <IdValue value={event.search_id} href={event.search_id ? executionHref(event.search_id, account) : undefined} />
         </DetailRow>
         <DetailRow label="session_id">
-          <IdValue value={event.session_id} href={event.session_id ? executionHref(event.session_id) : undefined} />
+          <IdValue value={event.session_id} href={event.session_id ? executionHref(event.session_id, account) : undefined} />
         </DetailRow>
         <DetailRow label="tool_id">
           <IdValue value={event.tool_id} />
@@ -86,7 +87,7 @@ function EventDetails({ event, timeZone }: { event: UsageEventItem; timeZone: st
         )}
         {event.run_id && (
           <DetailRow label="run_id">
-            <IdValue value={event.run_id} href={runHref(event.run_id)} testId="event-run-link" />
+            <IdValue value={event.run_id} href={runHref(event.run_id, account)} testId="event-run-link" />
           </DetailRow>
         )}
         <DetailRow label="source">

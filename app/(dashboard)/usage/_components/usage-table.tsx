@@ -9,12 +9,13 @@ import { ChargeOutcomeBadge, ReasonCode } from "@/components/audit/charge-outcom
 import { Badge } from "@/components/ui/badge";
 import type { UsageEventItem } from "@/lib/dashboard/audit-api";
 import { formatCredits, formatDuration, shortId } from "@/lib/dashboard/format";
-import { executionHref, runHref } from "@/lib/dashboard/links";
+import { executionHref, runHref, useAccountInView } from "@/lib/dashboard/links";
 
 const column = createColumnHelper<UsageEventItem>();
 
 export function UsageTable(props: AuditRowsProps<UsageEventItem>) {
   const { t, locale } = useI18n();
+  const account = useAccountInView();
   const columns = useMemo(
     () => [
       column.accessor("event_type", {
@@ -28,12 +29,12 @@ export function UsageTable(props: AuditRowsProps<UsageEventItem>) {
               </span>
             )}
             {info.row.original.execution_id && (
-              <Link href={executionHref(info.row.original.execution_id)} className="font-mono text-[11px] text-indigo-700 hover:underline" title={info.row.original.execution_id}>
+              <Link href={executionHref(info.row.original.execution_id, account)} className="font-mono text-[11px] text-indigo-700 hover:underline" title={info.row.original.execution_id}>
                 {shortId(info.row.original.execution_id)}
               </Link>
             )}
             {info.row.original.run_id && (
-              <Link href={runHref(info.row.original.run_id)} className="max-w-[13rem] truncate text-[11px] text-indigo-700 hover:underline" title={info.row.original.run_id} data-testid="usage-run-link">
+              <Link href={runHref(info.row.original.run_id, account)} className="max-w-[13rem] truncate text-[11px] text-indigo-700 hover:underline" title={info.row.original.run_id} data-testid="usage-run-link">
                 {t("run.linkLabel", { id: info.row.original.run_id })}
               </Link>
             )}
@@ -71,7 +72,7 @@ export function UsageTable(props: AuditRowsProps<UsageEventItem>) {
         meta: { align: "right", hideOnPhone: true },
       }),
     ],
-    [t, locale],
+    [t, locale, account],
   );
   return <AuditTable {...props} columns={columns} caption={t("usage.events")} rowTestId="usage-row" openLabelKey="usage.openEvent" />;
 }

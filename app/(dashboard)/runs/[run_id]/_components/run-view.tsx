@@ -19,10 +19,9 @@ import { EmptyState, LoadingBlock, Notice } from "@/components/ui/states";
 import { fetchUsage, type UsageEventItem } from "@/lib/dashboard/audit-api";
 import { chargeOutcomes } from "@/lib/dashboard/audit-vocab";
 import { formatCount, formatCredits, formatDateTime, formatDuration, shortId, todayIn } from "@/lib/dashboard/format";
-import { executionHref, usageForRunHref } from "@/lib/dashboard/links";
+import { executionHref, usageForRunHref, useAccountInView } from "@/lib/dashboard/links";
 import { fetchBreakdown, type Breakdown } from "@/lib/dashboard/spend";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
-import { useUrlParams } from "@/lib/dashboard/url-state";
 
 /**
  * The usage list has no ascending order: the page reads the newest RUN_PAGE events of the run
@@ -37,8 +36,7 @@ const column = createColumnHelper<RunEvent>();
 export function RunView({ runId }: { runId: string }) {
   const { t, locale } = useI18n();
   const tz = useTimeZone();
-  const [params] = useUrlParams();
-  const accountId = params.get("account_id") ?? undefined;
+  const accountId = useAccountInView();
   const listQuery = { run_id: runId, page_size: String(RUN_PAGE), account_id: accountId };
   const list = useQuery({ queryKey: ["usage", "run", listQuery], queryFn: ({ signal }) => fetchUsage(listQuery, signal) });
   const total = list.data?.total ?? 0;
@@ -81,7 +79,7 @@ export function RunView({ runId }: { runId: string }) {
         <div className="flex flex-col gap-2 sm:flex-row sm:items-center sm:justify-between">
           <TimeZoneSwitch tz={tz} />
           <div className="flex flex-wrap gap-2">
-            <ButtonLink size="sm" href={usageForRunHref(runId)} data-testid="run-to-usage">
+            <ButtonLink size="sm" href={usageForRunHref(runId, accountId)} data-testid="run-to-usage">
               {t("run.toUsage")}
               <ArrowRightIcon width={16} height={16} />
             </ButtonLink>
@@ -114,7 +112,7 @@ export function RunView({ runId }: { runId: string }) {
             {truncated && (
               <Notice tone="info" testId="run-truncated">
                 {t("run.truncated", { shown: formatCount(events.length, locale), total: formatCount(total, locale) })}{" "}
-                <Link href={usageForRunHref(runId)} className="font-medium underline">
+                <Link href={usageForRunHref(runId, accountId)} className="font-medium underline">
                   {t("run.toUsage")}
                 </Link>
               </Notice>
@@ -178,6 +176,7 @@ function RunTotals({ data, firstAt, lastAt, timeZone }: { data: Breakdown; first
 
 function RunEventsTable({ events, timeZone }: { events: RunEvent[]; timeZone: string }) {
   const { t, locale } = useI18n();
+  const account = useAccountInView();
   const columns = useMemo(
     () => [
       column.accessor("seq", {
@@ -222,7 +221,7 @@ function RunEventsTable({ events, timeZone }: { events: RunEvent[]; timeZone: st
         cell: (info) => {
           const id = info.getValue() ?? info.row.original.search_id;
           return id ? (
-            <Link href={executionHref(id)} className="font-mono text-xs text-indigo-700 hover:underline" title={id} data-testid="run-execution-link">
+            <Link href={executionHref(id, account)} className="font-mono text-xs text-indigo-700 hover:underline" title={id} data-testid="run-execution-link">
               {shortId(id)}
             </Link>
           ) : (
@@ -231,7 +230,7 @@ function RunEventsTable({ events, timeZone }: { events: RunEvent[]; timeZone: st
         },
       }),
     ],
-    [t, locale, timeZone],
+    [t, locale, timeZone, account],
   );
   return <DataTable data={events} columns={columns} caption={t("run.eventsTitle")} getRowId={(e) => e.id} rowTestId="run-event" />;
 }
