@@ -183,6 +183,10 @@ test("support keeps the customer's account: the lookup says whose it is, and its
   await expect(page).toHaveURL(new RegExp(`/ledger\\?.*account_id=${owner.accountId}`));
   const entry = page.getByTestId("entry-details");
   await expect(entry).toContainText(review.executionId);
+  // Every page support opens for the customer says whose account it is.
+  const banner = page.getByTestId("account-in-view");
+  await expect(banner).toContainText("Refund Owner");
+  await expect(banner).toContainText(owner.email);
   await screenshotPanel(page, "support-ledger-entry-in-account");
 
   await entry.getByTestId("entry-to-event").click();
@@ -193,4 +197,21 @@ test("support keeps the customer's account: the lookup says whose it is, and its
   await event.getByTestId("event-to-execution").click();
   await expect(page).toHaveURL(new RegExp(`/executions\\?.*account_id=${owner.accountId}`));
   await expect(page.getByTestId("lookup-account")).toContainText("Refund Owner");
+
+  // The way back: support's own ledger, without the customer's account.
+  await page.goto(`/ledger?account_id=${owner.accountId}&direction=consume`);
+  await expect(page.getByTestId("ledger-row").first()).toBeVisible();
+  await screenshotBoth(page, "support-ledger-in-account");
+  await page.getByTestId("back-to-own-account").click();
+  await expect(page).toHaveURL(/\/ledger\?direction=consume$/);
+  await expect(page.getByTestId("account-in-view")).toHaveCount(0);
+});
+
+test("in Chinese, on a phone: the banner naming the customer's account", async ({ page, setting: { owner, support } }) => {
+  await signInAs(page, support);
+  await page.getByRole("button", { name: "中文" }).click();
+  await page.goto(`/usage?account_id=${owner.accountId}`);
+  await expect(page.getByTestId("account-in-view")).toContainText("正在查看客户的账户");
+  await expect(page.getByTestId("account-in-view")).toContainText("Refund Owner");
+  await screenshotBoth(page, "support-usage-in-account-zh");
 });

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useId, useState, type ReactNode } from "react";
+import { Suspense, useEffect, useId, useState, type ReactNode } from "react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
@@ -13,6 +13,7 @@ import { CloseIcon, MenuIcon, SignOutIcon } from "@/components/ui/icons";
 import { AccountSwitcher, type ShellAccount } from "./account-switcher";
 import { isActive, navItems } from "./nav-items";
 import { NotificationBanner } from "./notification-banner";
+import { AccountInViewBanner } from "@/components/audit/account-in-view";
 
 export interface ShellUser {
   email: string;
@@ -155,6 +156,11 @@ export function AppShell({ user, children }: { user: ShellUser; children: ReactN
         <div className="mx-auto w-full max-w-6xl px-4 py-6 sm:px-6 sm:py-8 lg:px-10 lg:py-10 print:max-w-none print:p-0">
           <div className="print:hidden">
             <NotificationBanner />
+            {user.role === "support" && (
+              <Suspense>
+                <AccountInViewBanner />
+              </Suspense>
+            )}
           </div>
           {children}
         </div>

@@ -97,6 +97,7 @@ export const OPERATION_ACCESS = {
 
   // Members, invitations and the activity log: any member reads (support with account_id), owners change.
   listAccountMembers: manage,
+  getAccountSummary: usage,
   changeAccountMemberRole: ownerManages("change members' roles"),
   removeAccountMember: ownerManages("remove members"),
   listAccountInvitations: manage,

@@ -59,6 +59,7 @@ import { registerWebhooksTest } from "./routes/webhooks-test";
 import { registerWebhookDeliveriesList } from "./routes/webhook-deliveries-list";
 import { registerWebhookDeliveriesResend } from "./routes/webhook-deliveries-resend";
 import { registerAccountMembersList } from "./routes/account-members-list";
+import { registerAccountSummary } from "./routes/account-summary";
 import { registerAccountMembersUpdate } from "./routes/account-members-update";
 import { registerAccountMembersRemove } from "./routes/account-members-remove";
 import { registerAccountInvitationsList } from "./routes/account-invitations-list";
@@ -132,6 +133,7 @@ const operations: ((app: ApiApp) => void)[] = [
   registerWebhookDeliveriesList,
   registerWebhookDeliveriesResend,
   registerAccountMembersList,
+  registerAccountSummary,
   registerAccountMembersUpdate,
   registerAccountMembersRemove,
   registerAccountInvitationsList,

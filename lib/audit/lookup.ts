@@ -3,6 +3,7 @@ import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { notFound } from "../errors";
 import { credits, creditsText, creditsToNumber } from "../money";
+import { accountSummary } from "../accounts/summary";
 import { type IdKind, idKindInAccount } from "./id-sources";
 import { LEDGER_COLUMNS, type LedgerRecord, ledgerItem } from "./ledger-history";
 import { reconciliationStatuses, type CallTrace, type LedgerItem, type Lookup, type SearchTrace, type UsageEventItem } from "./schemas";
@@ -225,7 +226,7 @@ export async function lookupId(db: Db, accountId: string, id: string): Promise<L
   const worst: Status[] = ["in_flight", "review", "refunded", "reconciled"];
   const overall: Status = problems.length > 0 ? "broken" : (worst.find((s) => statuses.includes(s)) ?? "not_charged");
 
-  const account = await accountLabel(db, accountId);
+  const account = await accountSummary(db, accountId);
   return {
     id,
     resolved_as: scope.resolvedAs,
@@ -374,14 +375,3 @@ async function resolveScope(db: Db, a: string, id: string): Promise<Scope | null
   }
 }
 
-/** Whose account the lookup is in, as support tells a customer apart: its name and its owners' addresses. */
-async function accountLabel(db: Db, accountId: string): Promise<{ name: string; owners: string[] }> {
-  const [found] = rows<{ name: string; owners: string[] | null }>(
-    await db.execute(sql`
-      SELECT a.name,
-             (SELECT array_agg(u.email ORDER BY m.created_at, u.email) FROM account_members m JOIN users u ON u.id = m.user_id
-               WHERE m.account_id = a.id AND m.role = 'owner') AS owners
-        FROM accounts a WHERE a.id = ${accountId}`),
-  );
-  return { name: found?.name ?? accountId, owners: found?.owners ?? [] };
-}

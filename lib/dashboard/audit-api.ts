@@ -10,13 +10,14 @@ import type {
   UsageHistorySchema,
   UsageSummary,
 } from "../audit/schemas";
+import type { AccountSummary } from "../accounts/summary";
 import { ApiError, apiData, apiUrl, getAccessToken, clearAccessToken, type QueryValue } from "./api-client";
 
 /**
  * The audit endpoints (contract 4.2 and 4.3, plus `GET /auth/lookup`) as the dashboard reads
  * them, with the dashboard's JWT. Types come from the API's own response schemas.
  */
-export type { LedgerItem, LedgerSummary, Lookup, UsageEventItem, UsageSummary };
+export type { AccountSummary, LedgerItem, LedgerSummary, Lookup, UsageEventItem, UsageSummary };
 export type UsageHistory = z.infer<typeof UsageHistorySchema>;
 export type LedgerList = z.infer<typeof LedgerListSchema>;
 export type CreditsSpent = z.infer<typeof CreditsSpentSchema>;
@@ -56,6 +57,11 @@ export function fetchReadiness(query: AuditQuery, signal?: AbortSignal): Promise
 
 export function fetchLookup(id: string, accountId: string | undefined, signal?: AbortSignal): Promise<Lookup> {
   return apiData<Lookup>("/auth/lookup", { query: clean({ id, account_id: accountId }), signal });
+}
+
+/** Whose account it is (`GET /auth/account`): the one support is reading, or the caller's own. */
+export function fetchAccountSummary(accountId: string | undefined, signal?: AbortSignal): Promise<AccountSummary> {
+  return apiData<AccountSummary>("/auth/account", { query: clean({ account_id: accountId }), signal });
 }
 
 /**
