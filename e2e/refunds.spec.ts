@@ -215,3 +215,44 @@ test("in Chinese, on a phone: the banner naming the customer's account", async (
   await expect(page.getByTestId("account-in-view")).toContainText("Refund Owner");
   await screenshotBoth(page, "support-usage-in-account-zh");
 });
+
+test("support's home: one box for any id or account, and the review queue across accounts with a one-dialog refund", async ({ page, setting: { database, owner, support } }) => {
+  await writeReviewCase(database.db, owner.accountId, "0.25");
+  const other = await seedAccount(database.db, { credits: "5", name: "Queue Co" });
+  const queued = await writeReviewCase(database.db, other.accountId, "1.25");
+  await signInAs(page, support);
+  await expect(page.getByRole("heading", { name: "Support", level: 1 })).toBeVisible();
+  const row = page.getByTestId("review-case").filter({ hasText: "Queue Co" });
+  await expect(row).toHaveCount(1);
+  await expect(row.getByTestId("review-open-credits")).toHaveText("1.25");
+  // Oldest first: the owner's open cases, written by the tests above, come before it.
+  await expect(page.getByTestId("review-case").first()).toContainText("Refund Owner");
+  await expect(page.getByTestId("review-case").last()).toContainText("Queue Co");
+  await screenshotBoth(page, "support-home");
+
+  await row.getByTestId("refund-open").click();
+  const dialog = page.getByTestId("refund-dialog");
+  await expect(dialog.getByLabel(/Credits to refund/)).toHaveValue("1.25");
+  await dialog.getByLabel(/Reason/).fill("Provider outage");
+  await dialog.getByRole("button", { name: "Review refund" }).click();
+  await expect(dialog.getByTestId("refund-confirm")).toContainText(other.accountId);
+  await dialog.getByRole("button", { name: "Confirm refund" }).click();
+  await expect(page.getByTestId("review-case").filter({ hasText: "Queue Co" })).toHaveCount(0);
+  const report = await verifyLedger(database.db, { accountId: other.accountId });
+  expect(report.violations).toEqual([]);
+
+  await page.getByTestId("support-search").fill(owner.accountId);
+  await page.getByTestId("support-search").press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/usage\\?account_id=${owner.accountId}$`));
+  await expect(page.getByTestId("account-in-view")).toContainText("Refund Owner");
+  await page.goto("/");
+  await page.getByTestId("support-search").fill(queued.ledgerEntryId);
+  await page.getByTestId("support-search").press("Enter");
+  await expect(page.getByTestId("lookup-account")).toContainText("Queue Co");
+
+  await page.goto("/");
+  await page.getByRole("button", { name: "中文" }).click();
+  await expect(page.getByRole("heading", { name: "客服", level: 1 })).toBeVisible();
+  await expect(page.getByTestId("review-case").first()).toBeVisible();
+  await screenshotBoth(page, "support-home-zh");
+});

@@ -23,7 +23,7 @@ export interface ShellUser {
   accounts: readonly ShellAccount[];
 }
 
-function NavLinks({ pathname, onNavigate }: { pathname: string; onNavigate?: () => void }) {
+function NavLinks({ pathname, support, onNavigate }: { pathname: string; support: boolean; onNavigate?: () => void }) {
   const { t } = useI18n();
   return (
     <ul className="space-y-0.5">
@@ -40,7 +40,8 @@ function NavLinks({ pathname, onNavigate }: { pathname: string; onNavigate?: () 
               }`}
             >
               <Icon className={active ? "text-indigo-600" : "text-zinc-400 group-hover:text-zinc-600"} />
-              {t(label)}
+              {/* Support's home page is its desk: the lookup and the review queue. */}
+              {t(support && href === "/" ? "support.title" : label)}
             </Link>
           </li>
         );
@@ -117,7 +118,7 @@ export function AppShell({ user, children }: { user: ShellUser; children: ReactN
           </Link>
         </div>
         <nav aria-label={t("nav.label")} className="flex-1 overflow-y-auto px-3 py-4">
-          <NavLinks pathname={pathname} />
+          <NavLinks pathname={pathname} support={user.role === "support"} />
         </nav>
         <div className="border-t border-zinc-200 px-5 py-4">
           <UserPanel user={user} />
@@ -143,7 +144,7 @@ export function AppShell({ user, children }: { user: ShellUser; children: ReactN
         {menuOpen && (
           <div id={menuId} className="max-h-[calc(100dvh-3.5rem)] overflow-y-auto border-t border-zinc-200 px-3 pb-4 pt-3 shadow-sm">
             <nav aria-label={t("nav.label")}>
-              <NavLinks pathname={pathname} onNavigate={() => setMenuOpen(false)} />
+              <NavLinks pathname={pathname} support={user.role === "support"} onNavigate={() => setMenuOpen(false)} />
             </nav>
             <div className="mt-3 border-t border-zinc-200 px-2 pt-4">
               <UserPanel user={user} />

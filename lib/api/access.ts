@@ -61,6 +61,7 @@ export const OPERATION_ACCESS = {
   getUsageBreakdown: usage,
   exportUsageBreakdown: usage,
   lookupId: usage,
+  listReviewQueue: { ...usage, roles: ["support"], restricted: "read the review queue across accounts" },
 
   // Credits and the ledger
   getAuthCredits: { kind: "bearer", accepts: KEY_OR_USER, scopes: ["ledger:read"] },

@@ -45,6 +45,7 @@ import { registerLedgerEntriesGet } from "./routes/ledger-entries-get";
 import { registerLedgerReadiness } from "./routes/ledger-readiness";
 import { registerSettlementHistory } from "./routes/settlement-history";
 import { registerLookup } from "./routes/lookup";
+import { registerReviewQueue } from "./routes/review-queue";
 import { registerBudgets } from "./routes/budgets";
 import { registerExecutionRefundsCreate } from "./routes/execution-refunds-create";
 import { registerExecutionRefundsList } from "./routes/execution-refunds-list";
@@ -119,6 +120,7 @@ const operations: ((app: ApiApp) => void)[] = [
   registerLedgerReadiness,
   registerSettlementHistory,
   registerLookup,
+  registerReviewQueue,
   registerBudgets,
   registerExecutionRefundsCreate,
   registerExecutionRefundsList,

@@ -11,13 +11,14 @@ import type {
   UsageSummary,
 } from "../audit/schemas";
 import type { AccountSummary } from "../accounts/summary";
+import type { ReviewCase } from "../audit/review-queue";
 import { ApiError, apiData, apiUrl, getAccessToken, clearAccessToken, type QueryValue } from "./api-client";
 
 /**
  * The audit endpoints (contract 4.2 and 4.3, plus `GET /auth/lookup`) as the dashboard reads
  * them, with the dashboard's JWT. Types come from the API's own response schemas.
  */
-export type { AccountSummary, LedgerItem, LedgerSummary, Lookup, UsageEventItem, UsageSummary };
+export type { AccountSummary, ReviewCase, LedgerItem, LedgerSummary, Lookup, UsageEventItem, UsageSummary };
 export type UsageHistory = z.infer<typeof UsageHistorySchema>;
 export type LedgerList = z.infer<typeof LedgerListSchema>;
 export type CreditsSpent = z.infer<typeof CreditsSpentSchema>;
@@ -57,6 +58,18 @@ export function fetchReadiness(query: AuditQuery, signal?: AbortSignal): Promise
 
 export function fetchLookup(id: string, accountId: string | undefined, signal?: AbortSignal): Promise<Lookup> {
   return apiData<Lookup>("/auth/lookup", { query: clean({ id, account_id: accountId }), signal });
+}
+
+export interface ReviewQueue {
+  items: ReviewCase[];
+  total: number;
+  skip: number;
+  limit: number;
+}
+
+/** Support's queue of failed but charged Calls across accounts, oldest first (`GET /auth/review-queue`). */
+export function fetchReviewQueue(skip: number, limit: number, signal?: AbortSignal): Promise<ReviewQueue> {
+  return apiData<ReviewQueue>("/auth/review-queue", { query: { skip: String(skip), limit: String(limit) }, signal });
 }
 
 /** Whose account it is (`GET /auth/account`): the one support is reading, or the caller's own. */

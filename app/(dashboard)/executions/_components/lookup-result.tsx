@@ -14,7 +14,7 @@ import { formatCredits, formatDateTime, formatDuration, formatSignedCredits } fr
 import type { MessageKey } from "@/lib/dashboard/i18n";
 import { executionHref, ledgerEntryHref, usageEventHref } from "@/lib/dashboard/links";
 import type { Refund } from "@/lib/dashboard/refunds";
-import { RefundAction, RefundDone } from "./refund-action";
+import { RefundAction, RefundDone } from "@/components/audit/refund-action";
 
 type Status = Lookup["reconciliation"]["status"];
 type Step = Lookup["timeline"][number]["step"];

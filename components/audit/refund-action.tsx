@@ -14,12 +14,18 @@ import { credits, isCreditString } from "@/lib/money";
 
 const REASON_MAX = 500;
 
+/** What a refund needs to know of a Call: a lookup's Call trace, or a review-queue case shaped alike. */
+export type Refundable = Pick<CallTrace, "execution_id"> & {
+  execution: { settled_credits: number | null; refunded_credits: number } | null;
+  usage_event: { charge_outcome: string } | null;
+};
+
 /**
  * Support's "Refund" on a failed but charged Call: amount (all that is left, by default) and a
- * reason, then a confirmation naming the account. The lookup is reloaded afterwards, so the
- * refund row shows in the timeline and the Call's ledger rows.
+ * reason, then a confirmation naming the account. The lookup and the review queue are reloaded
+ * afterwards, so the refund row shows in the timeline and the case leaves the queue once settled.
  */
-export function RefundAction({ call, accountId, onRefunded }: { call: CallTrace; accountId: string; onRefunded: (refund: Refund) => void }) {
+export function RefundAction({ call, accountId, onRefunded }: { call: Refundable; accountId: string; onRefunded: (refund: Refund) => void }) {
   const { t, locale } = useI18n();
   const queryClient = useQueryClient();
   const ids = { form: useId(), amount: useId(), reason: useId() };
@@ -37,7 +43,7 @@ export function RefundAction({ call, accountId, onRefunded }: { call: CallTrace;
     onSuccess: async (result) => {
       setOpen(false);
       onRefunded(result);
-      await queryClient.invalidateQueries({ queryKey: ["lookup"] });
+      await Promise.all([queryClient.invalidateQueries({ queryKey: ["lookup"] }), queryClient.invalidateQueries({ queryKey: ["review-queue"] })]);
     },
   });
 
