@@ -245,7 +245,17 @@ test("support's home: one box for any id or account, and the review queue across
   await page.getByTestId("support-search").press("Enter");
   await expect(page).toHaveURL(new RegExp(`/usage\\?account_id=${owner.accountId}$`));
   await expect(page.getByTestId("account-in-view")).toContainText("Refund Owner");
+  // A customer who writes in by email: their one account opens; an unknown address says so.
   await page.goto("/");
+  await page.getByTestId("support-search").fill(other.email.toUpperCase());
+  await page.getByTestId("support-search").press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/usage\\?account_id=${other.accountId}$`));
+  await expect(page.getByTestId("account-in-view")).toContainText("Queue Co");
+  await page.goto("/");
+  await page.getByTestId("support-search").fill("nobody@example.test");
+  await page.getByTestId("support-search").press("Enter");
+  await expect(page.getByTestId("support-email-result")).toContainText("No user has the address nobody@example.test.");
+
   await page.getByTestId("support-search").fill(queued.ledgerEntryId);
   await page.getByTestId("support-search").press("Enter");
   await expect(page.getByTestId("lookup-account")).toContainText("Queue Co");

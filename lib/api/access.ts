@@ -99,6 +99,7 @@ export const OPERATION_ACCESS = {
   // Members, invitations and the activity log: any member reads (support with account_id), owners change.
   listAccountMembers: manage,
   getAccountSummary: usage,
+  findAccountsByEmail: { ...usage, roles: ["support"], restricted: "find accounts by a member's email" },
   changeAccountMemberRole: ownerManages("change members' roles"),
   removeAccountMember: ownerManages("remove members"),
   listAccountInvitations: manage,

@@ -61,6 +61,7 @@ import { registerWebhookDeliveriesList } from "./routes/webhook-deliveries-list"
 import { registerWebhookDeliveriesResend } from "./routes/webhook-deliveries-resend";
 import { registerAccountMembersList } from "./routes/account-members-list";
 import { registerAccountSummary } from "./routes/account-summary";
+import { registerAccountsByEmail } from "./routes/accounts-by-email";
 import { registerAccountMembersUpdate } from "./routes/account-members-update";
 import { registerAccountMembersRemove } from "./routes/account-members-remove";
 import { registerAccountInvitationsList } from "./routes/account-invitations-list";
@@ -136,6 +137,7 @@ const operations: ((app: ApiApp) => void)[] = [
   registerWebhookDeliveriesResend,
   registerAccountMembersList,
   registerAccountSummary,
+  registerAccountsByEmail,
   registerAccountMembersUpdate,
   registerAccountMembersRemove,
   registerAccountInvitationsList,

@@ -1,4 +1,6 @@
 import type { Context } from "hono";
+import { sql } from "drizzle-orm";
+import { newId } from "../ids";
 import type { ApiEnv } from "../http/context";
 import { PublicApiErrorSchema, accountErrorResponses } from "../http/schemas";
 import { type AccessRequest, resolveAuditAccount } from "../audit/access";
@@ -22,6 +24,19 @@ export async function auditRead<T>(c: Context<ApiEnv>, req: Omit<AccessRequest, 
   const data = await read(target.accountId);
   await target.logAccess?.();
   return data;
+}
+
+/**
+ * A support read that spans accounts (the review queue, accounts by email): one support access-log
+ * row with no target account, written before the data is returned.
+ */
+export async function logCrossAccountRead(c: Context<ApiEnv>): Promise<void> {
+  const auth = c.get("auth");
+  if (auth.kind !== "jwt") return;
+  const { resource, query } = accessRecord(c);
+  await c.env.db.execute(sql`
+    INSERT INTO support_access_log (id, user_id, target_account_id, resource, query)
+    VALUES (${newId("sal")}, ${auth.userId}, NULL, ${resource}, ${JSON.stringify(query)}::jsonb)`);
 }
 
 /** What the support access log records of a request: the route template, and its path and query parameters. */

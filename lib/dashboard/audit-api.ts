@@ -72,6 +72,16 @@ export function fetchReviewQueue(skip: number, limit: number, signal?: AbortSign
   return apiData<ReviewQueue>("/auth/review-queue", { query: { skip: String(skip), limit: String(limit) }, signal });
 }
 
+export interface AccountsByEmail {
+  email: string;
+  items: { account_id: string; name: string; role: string }[];
+}
+
+/** The accounts a person belongs to, by email (`GET /auth/accounts`; support). */
+export function fetchAccountsByEmail(email: string, signal?: AbortSignal): Promise<AccountsByEmail> {
+  return apiData<AccountsByEmail>("/auth/accounts", { query: { email }, signal });
+}
+
 /** Whose account it is (`GET /auth/account`): the one support is reading, or the caller's own. */
 export function fetchAccountSummary(accountId: string | undefined, signal?: AbortSignal): Promise<AccountSummary> {
   return apiData<AccountSummary>("/auth/account", { query: clean({ account_id: accountId }), signal });

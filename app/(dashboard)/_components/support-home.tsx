@@ -3,7 +3,7 @@
 import { useId, useMemo, useState, type FormEvent } from "react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
 import { createColumnHelper } from "@tanstack/react-table";
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { RefundAction, type Refundable } from "@/components/audit/refund-action";
@@ -14,7 +14,7 @@ import { Card } from "@/components/ui/card";
 import { ErrorState } from "@/components/ui/error-state";
 import { FieldLabel, TextInput } from "@/components/ui/form-controls";
 import { EmptyState, LoadingBlock } from "@/components/ui/states";
-import { type ReviewCase, fetchReviewQueue } from "@/lib/dashboard/audit-api";
+import { type AccountsByEmail, type ReviewCase, fetchAccountsByEmail, fetchReviewQueue } from "@/lib/dashboard/audit-api";
 import { formatCredits, formatDateTime } from "@/lib/dashboard/format";
 import { executionHref } from "@/lib/dashboard/links";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
@@ -22,11 +22,13 @@ import { useTimeZone } from "@/lib/dashboard/time-zone";
 const PAGE_SIZE = 25;
 const column = createColumnHelper<ReviewCase>();
 
+const accountHref = (accountId: string) => `/usage?account_id=${encodeURIComponent(accountId)}`;
+
 /** Where a support search goes: an account's usage, or the lookup (which finds any id in whichever account holds it). */
 export function supportSearchHref(input: string): string | null {
   const value = input.trim();
   if (!value) return null;
-  if (/^acc_/i.test(value)) return `/usage?account_id=${encodeURIComponent(value)}`;
+  if (/^acc_/i.test(value)) return accountHref(value);
   return executionHref(value);
 }
 
@@ -39,7 +41,7 @@ const refundable = (c: ReviewCase): Refundable => ({
 
 /**
  * Support staff's home: one box for any id (`exe_…`, `led_…`, `srch_…`, a usage event, a session,
- * `acc_…`), and the queue of failed but charged Calls across accounts, oldest first, each with a
+ * `acc_…`) or a customer's email, and the queue of failed but charged Calls across accounts, oldest first, each with a
  * one-dialog refund.
  */
 export function SupportHome() {
@@ -49,6 +51,15 @@ export function SupportHome() {
   const inputId = useId();
   const [draft, setDraft] = useState("");
   const [page, setPage] = useState(1);
+  const [found, setFound] = useState<AccountsByEmail | null>(null);
+  const byEmail = useMutation({
+    mutationFn: (email: string) => fetchAccountsByEmail(email),
+    onSuccess: (result) => {
+      // One account: straight to it; several or none: listed under the box.
+      if (result.items.length === 1) router.push(accountHref(result.items[0].account_id));
+      else setFound(result);
+    },
+  });
   const queue = useQuery({
     queryKey: ["review-queue", page],
     queryFn: ({ signal }) => fetchReviewQueue((page - 1) * PAGE_SIZE, PAGE_SIZE, signal),
@@ -57,6 +68,11 @@ export function SupportHome() {
 
   function search(event: FormEvent) {
     event.preventDefault();
+    setFound(null);
+    if (draft.includes("@")) {
+      byEmail.mutate(draft.trim());
+      return;
+    }
     const href = supportSearchHref(draft);
     if (href) router.push(href);
   }
@@ -121,12 +137,35 @@ export function SupportHome() {
             <FieldLabel htmlFor={inputId} hint={t("support.searchHint")}>
               {t("support.search")}
             </FieldLabel>
-            <TextInput id={inputId} value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="exe_…, led_…, acc_…" autoComplete="off" spellCheck={false} data-testid="support-search" />
+            <TextInput id={inputId} value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="exe_…, led_…, acc_…, name@example.com" autoComplete="off" spellCheck={false} data-testid="support-search" />
           </div>
-          <Button type="submit" variant="primary">
+          <Button type="submit" variant="primary" disabled={byEmail.isPending}>
             {t("support.searchAction")}
           </Button>
         </form>
+        {byEmail.isError && <p className="mt-2 text-sm text-red-700">{byEmail.error.message}</p>}
+        {found && (
+          <div className="mt-3 text-sm" data-testid="support-email-result">
+            {found.items.length === 0 ? (
+              <p className="text-zinc-600">{t("support.noSuchEmail", { email: found.email })}</p>
+            ) : (
+              <>
+                <p className="text-zinc-600">{t("support.emailAccounts", { email: found.email })}</p>
+                <ul className="mt-1 space-y-1">
+                  {found.items.map((a) => (
+                    <li key={a.account_id} className="[overflow-wrap:anywhere]">
+                      <Link href={accountHref(a.account_id)} className="font-medium text-indigo-700 hover:underline">
+                        {a.name}
+                      </Link>{" "}
+                      <span className="text-zinc-500">· {a.role} · </span>
+                      <code className="font-mono text-xs text-zinc-500">{a.account_id}</code>
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
+          </div>
+        )}
       </Card>
 
       <section aria-labelledby="review-queue-heading" className="space-y-3">

@@ -78,3 +78,18 @@ describe("GET /auth/review-queue", () => {
     expect(log.every((l) => l.target_account_id === null)).toBe(true);
   });
 });
+
+describe("GET /auth/accounts?email=", () => {
+  it("finds the accounts a person belongs to, whatever the case of the address; support's alone; each read logged", async () => {
+    const { status, body } = await api("GET", `/auth/accounts?email=${encodeURIComponent(first.email.toUpperCase())}`, support.accessToken);
+    expect(status).toBe(200);
+    expect(body.data).toEqual({ email: first.email, items: [{ account_id: first.accountId, name: "First Co", role: "owner" }] });
+    expect((await api("GET", "/auth/accounts?email=nobody%40example.test", support.accessToken)).body.data.items).toEqual([]);
+    expect((await api("GET", "/auth/accounts?email=", support.accessToken)).status).toBe(422);
+    expect((await api("GET", `/auth/accounts?email=${encodeURIComponent(second.email)}`, first.accessToken)).status).toBe(403);
+    const log = rows<{ target_account_id: string | null }>(
+      await database.db.execute(sql`SELECT target_account_id FROM support_access_log WHERE user_id = ${support.userId} AND resource = 'GET /auth/accounts'`),
+    );
+    expect(log).toEqual([{ target_account_id: null }, { target_account_id: null }]);
+  });
+});

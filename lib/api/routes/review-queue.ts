@@ -1,12 +1,10 @@
 // GET /api/v1/auth/review-queue — support's queue of failed but charged Calls across accounts (extension)
 import { createRoute, z } from "@hono/zod-openapi";
-import { sql } from "drizzle-orm";
 import type { ApiApp } from "../../http/context";
 import { apiOk } from "../../http/responses";
 import { apiResponse } from "../../http/schemas";
-import { newId } from "../../ids";
 import { reviewQueue } from "../../audit/review-queue";
-import { EXTENSION, accessRecord, auditErrorResponses } from "../audit-route-support";
+import { EXTENSION, auditErrorResponses, logCrossAccountRead } from "../audit-route-support";
 
 const ReviewCaseSchema = z
   .object({
@@ -52,14 +50,8 @@ const route = createRoute({
 export function registerReviewQueue(app: ApiApp) {
   app.openapi(route, async (c) => {
     const q = c.req.valid("query");
-    const auth = c.get("auth");
     const queue = await reviewQueue(c.env.db, { limit: q.limit, offset: q.skip });
-    const { resource, query } = accessRecord(c);
-    if (auth.kind === "jwt") {
-      await c.env.db.execute(sql`
-        INSERT INTO support_access_log (id, user_id, target_account_id, resource, query)
-        VALUES (${newId("sal")}, ${auth.userId}, NULL, ${resource}, ${JSON.stringify(query)}::jsonb)`);
-    }
+    await logCrossAccountRead(c);
     return apiOk(c, { ...queue, skip: q.skip, limit: q.limit });
   });
 }
