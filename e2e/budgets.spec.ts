@@ -82,3 +82,35 @@ test("a member sees the budgets but cannot change them", async ({ page }) => {
   await expect(section.getByRole("button", { name: /Remove/ })).toHaveCount(0);
   await screenshotBoth(page, "budgets-member");
 });
+
+test("the Console shows a budget's refusal as a refusal of the Call: which budget, what is left, when it resets; no field error", async ({ page }) => {
+  const owner = await seedUser({ label: "budget-console", credits: 50 });
+  await adminCommand(["budgets", "set", "--account", owner.accountId, "--credits", "0.5", "--period", "day", "--tz", "Asia/Shanghai"]);
+  await signIn(page, owner);
+  await page.goto("/console?tool_id=builtin.finance.compound_interest");
+  await page.getByRole("button", { name: "Create a playground key" }).click();
+  await expect(page.getByTestId("key-picker-prefix")).toContainText("tg_");
+  await expect(page.getByLabel(/^principal/)).toHaveValue("10000");
+  await page.getByRole("button", { name: "Call", exact: true }).click();
+  await page.getByTestId("confirm-call").getByRole("button", { name: "Call and pay" }).click();
+
+  const result = page.getByTestId("call-result");
+  await expect(result.getByTestId("call-status")).toContainText("HTTP 402");
+  const refusal = result.getByTestId("budget-refusal");
+  await expect(refusal).toContainText("Refused by a budget: nothing was spent");
+  await expect(refusal).toContainText("Whole account: its daily budget of 0.5 credits has 0.5 credits left. This Call may cost 1 credit.");
+  // The reset in the page's zone (the browser's: UTC here), with the year and the zone named.
+  await expect(result.getByTestId("budget-refusal-reset")).toContainText(/It resets 20\d\d-\d\d-\d\d \d\d:\d\d/);
+  await expect(result.getByTestId("budget-refusal-reset")).toContainText("(UTC)");
+  await expect(page.getByTestId("field-error")).toHaveCount(0);
+  await expect(page.getByText(/field error/)).toHaveCount(0);
+  await screenshotBoth(page, "console-budget-refusal");
+
+  // In Chinese (the language switch reloads the page: the Call again, refused again).
+  await page.getByRole("button", { name: "中文" }).click();
+  await page.getByRole("button", { name: "调用", exact: true }).click();
+  await page.getByTestId("confirm-call").getByRole("button").last().click();
+  await expect(refusal).toContainText("被预算拒绝：未扣任何积分");
+  await expect(refusal).toContainText("整个账户：每日预算 0.5 积分，剩余 0.5 积分。");
+  await screenshotBoth(page, "console-budget-refusal-zh");
+});

@@ -428,7 +428,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
   /** 402 naming the budget the Call would cross and when it resets; nothing was held or charged. */
   async function budgetExceeded(budget: BudgetRefusal, needed: string): Promise<CallResult> {
     const message = budgetRefusalMessage(budget, needed);
-    return reject(402, "billing.budget_exceeded", message, [{ type: "budget_exceeded", loc: ["budget", budget.budget_id], msg: message, input: budget }], tool ?? undefined);
+    return reject(402, "billing.budget_exceeded", message, [{ type: "budget_exceeded", loc: ["budget", budget.budget_id], msg: message, input: { ...budget, needed_credits: needed } }], tool ?? undefined);
   }
 
   async function insufficient(needed: string): Promise<CallResult> {

@@ -37,8 +37,10 @@ describe("/auth/budgets", () => {
       success: false,
       cost: 0,
       execution_outcome: { reason_code: "billing.budget_exceeded", charge_outcome: "failed_not_charged" },
-      details: [{ type: "budget_exceeded", loc: ["budget", set.body.data.budget_id], input: { budget_id: set.body.data.budget_id, limit_credits: "1.500000", spent_credits: "1.000000" } }],
+      details: [{ type: "budget_exceeded", loc: ["budget", set.body.data.budget_id], input: { budget_id: set.body.data.budget_id, limit_credits: "1.500000", spent_credits: "1.000000", period: "week", scope: "api_key", scope_id: a.apiKeyId } }],
     });
+    // What the Call needed, for a client to say by how much it was over.
+    expect(Number(refused.body.details[0].input.needed_credits)).toBe(1);
     expect(refused.body.error_message).toContain(`API key ${a.apiKeyId}'s weekly budget ${set.body.data.budget_id} of 1.5 credits has 0.5 credits left, and this call may cost 1 credit`);
 
     const read = await api("GET", "/auth/budgets", a.apiKey);

@@ -1,6 +1,8 @@
 "use client";
 
 import type { ReactNode } from "react";
+import Link from "next/link";
+import { useQuery } from "@tanstack/react-query";
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { ChargeOutcomeBadge, ReasonCode, SuccessBadge } from "@/components/audit/charge-outcome-badge";
 import { ArrowRightIcon, DownloadIcon } from "@/components/ui/action-icons";
@@ -11,7 +13,10 @@ import { CopyableId } from "@/components/ui/copy-button";
 import { JsonViewer } from "@/components/ui/json-viewer";
 import { Notice } from "@/components/ui/states";
 import { resultFile, type CallResponse } from "@/lib/dashboard/console-api";
-import { formatCredits, formatCreditsUnit, formatDuration } from "@/lib/dashboard/format";
+import { apiKeysQueryKey, fetchApiKeys } from "@/lib/dashboard/api-keys";
+import { formatCredits, formatCreditsUnit, formatDateTime, formatDuration } from "@/lib/dashboard/format";
+import { useTimeZone } from "@/lib/dashboard/time-zone";
+import { credits } from "@/lib/money";
 import { executionHref, usageForExecutionHref } from "@/lib/dashboard/links";
 
 function Fact({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
@@ -25,6 +30,61 @@ function Fact({ label, children, testId }: { label: string; children: ReactNode;
   );
 }
 
+/** The budget a refused Call would have crossed, as the 402's `details[0].input` carries it. */
+interface BudgetRefusalInput {
+  budget_id: string;
+  scope: "account" | "api_key" | "oauth_client";
+  scope_id: string;
+  limit_credits: string;
+  period: "day" | "week" | "month" | "none";
+  time_zone: string;
+  spent_credits: string;
+  reserved_credits: string;
+  resets_at: string | null;
+  needed_credits?: string;
+}
+
+/**
+ * A Call a budget refused (402 `billing.budget_exceeded`): which budget, by its scope's name, what it
+ * has left beside what the Call needed, and when it resets — in the page's zone, with the year and
+ * the zone. Nothing was spent; this is not a problem with the parameters.
+ */
+function BudgetRefusal({ refusal }: { refusal: BudgetRefusalInput }) {
+  const { t, locale } = useI18n();
+  const tz = useTimeZone();
+  const keys = useQuery({ queryKey: apiKeysQueryKey, queryFn: ({ signal }) => fetchApiKeys(signal), enabled: refusal.scope === "api_key" });
+  const keyName = keys.data?.find((k) => k.api_key_id === refusal.scope_id)?.name;
+  const scope =
+    refusal.scope === "account"
+      ? t("budgets.scopeAccount")
+      : refusal.scope === "api_key"
+        ? t("budgets.scopeKeyNamed", { name: keyName ?? refusal.scope_id })
+        : t("budgets.scopeClientNamed", { id: refusal.scope_id });
+  const left = credits(refusal.limit_credits).minus(refusal.spent_credits).minus(refusal.reserved_credits);
+  const unit = (value: string | number) => formatCreditsUnit(Number(value), locale, t);
+  return (
+    <Notice tone="error" title={t("console.budgetRefusedTitle")} testId="budget-refusal">
+      <p>
+        {t("console.budgetRefusedBody", {
+          scope,
+          period: t(`console.budgetPeriod.${refusal.period}`),
+          limit: unit(refusal.limit_credits),
+          left: unit(left.isNegative() ? 0 : left.toNumber()),
+        })}
+        {refusal.needed_credits !== undefined && <> {t("console.budgetNeeded", { needed: unit(refusal.needed_credits) })}</>}
+      </p>
+      <p className="mt-1" data-testid="budget-refusal-reset">
+        {refusal.resets_at
+          ? t("console.budgetResets", { at: formatDateTime(refusal.resets_at, tz.timeZone), zone: tz.timeZone })
+          : t("console.budgetNeverResets")}{" "}
+        <Link href="/budgets" className="font-medium underline">
+          {t("console.budgetManage")}
+        </Link>
+      </p>
+    </Notice>
+  );
+}
+
 /** A Call's answer: status, reason, charge, bill, timings, the result and where to audit it. */
 export function CallResult({ status, body }: { status: number; body: CallResponse }) {
   const { t, locale } = useI18n();
@@ -32,6 +92,7 @@ export function CallResult({ status, body }: { status: number; body: CallRespons
   const file = resultFile(body.result);
   const summaryMode = body.result?.respond_with === "summary";
   const charged = body.billing?.list_amount_credits ?? body.cost;
+  const refusal = body.details?.find((d) => d.type === "budget_exceeded")?.input as BudgetRefusalInput | undefined;
 
   return (
     <Card className="p-4 sm:p-5" data-testid="call-result">
@@ -45,10 +106,16 @@ export function CallResult({ status, body }: { status: number; body: CallRespons
         </div>
       </div>
 
-      {body.error_message && (
+      {refusal ? (
         <div className="mt-3">
-          <Notice tone={body.success ? "warn" : "error"}>{body.error_message}</Notice>
+          <BudgetRefusal refusal={refusal} />
         </div>
+      ) : (
+        body.error_message && (
+          <div className="mt-3">
+            <Notice tone={body.success ? "warn" : "error"}>{body.error_message}</Notice>
+          </div>
+        )
       )}
 
       <dl className="mt-4 grid grid-cols-2 gap-x-4 gap-y-3 sm:grid-cols-3">
@@ -125,7 +192,7 @@ export function CallResult({ status, body }: { status: number; body: CallRespons
           <JsonViewer value={body} label={`HTTP ${status}`} maxHeight="max-h-96" />
         </div>
       </details>
-      {body.details && body.details.length > 0 && <p className="mt-3 text-xs text-zinc-500">{t("console.detailsInForm", { count: body.details.length })}</p>}
+      {!refusal && body.details && body.details.length > 0 && <p className="mt-3 text-xs text-zinc-500">{t("console.detailsInForm", { count: body.details.length })}</p>}
     </Card>
   );
 }

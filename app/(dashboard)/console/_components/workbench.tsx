@@ -70,7 +70,8 @@ export function Workbench({ tool, apiKey, searchId, onKeyRejected }: { tool: Cap
         idempotencyKey: newIdempotencyKey(),
       }),
     onSuccess: (outcome: CallOutcome) => {
-      setIssues(outcome.body.details ?? []);
+      // A budget's refusal is not a problem with the parameters: the Call result says it.
+      setIssues((outcome.body.details ?? []).filter((d) => d.type !== "budget_exceeded"));
       // The balance changed (or may have): Overview and the audit pages must not show a stale one.
       void queryClient.invalidateQueries({ queryKey: balanceQueryKey });
       void queryClient.invalidateQueries({ queryKey: ["usage"] });
