@@ -1,5 +1,5 @@
 import { adminCommand, canSeed, seedUser } from "./admin";
-import { expect, signIn, test, screenshotBoth } from "./fixtures";
+import { expect, signIn, test, screenshotBoth, screenshotPanel } from "./fixtures";
 
 /**
  * Budgets in the dashboard: the owner sets one, Calls spend it (and the one that would cross it is
@@ -91,7 +91,15 @@ test("the Console shows a budget's refusal as a refusal of the Call: which budge
   await page.getByRole("button", { name: "Create a playground key" }).click();
   await expect(page.getByTestId("key-picker-prefix")).toContainText("tg_");
   await expect(page.getByLabel(/^principal/)).toHaveValue("10000");
+  // Probe says it before the Call: the tightest budget's headroom, and that this Call would be refused.
+  await page.getByRole("button", { name: "Probe" }).click();
+  await expect(page.getByTestId("probe-quote")).toHaveText("1 credit");
+  const headroom = page.getByTestId("probe-budget");
+  await expect(headroom).toContainText("Tightest budget — Whole account: its daily budget of 0.5 credits has 0.5 credits left.");
+  await expect(headroom).toContainText("A Call now would be refused by this budget");
   await page.getByRole("button", { name: "Call", exact: true }).click();
+  await expect(page.getByTestId("confirm-budget")).toHaveAttribute("data-would-refuse", "true");
+  await screenshotPanel(page, "console-confirm-budget");
   await page.getByTestId("confirm-call").getByRole("button", { name: "Call and pay" }).click();
 
   const result = page.getByTestId("call-result");

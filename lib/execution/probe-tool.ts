@@ -1,7 +1,10 @@
+import type { AuthContext } from "../auth/auth-context";
 import type { Db } from "../db/types";
 import { findTool, TOOL_ID_PATTERN } from "../catalog/get-tool";
 import { quoteCall } from "../billing/quote";
-import { creditsToNumber } from "../money";
+import { listBudgets, type BudgetView } from "../billing/budgets";
+import type { Clock } from "../clock";
+import { credits, creditsToNumber } from "../money";
 import type { ValidationIssue } from "../errors";
 import { validateParameters, withCurrentSchema, withDefaults } from "./validate-parameters";
 
@@ -17,11 +20,38 @@ export interface ProbeResponse {
   tool_id: string;
   checks: ProbeCheck[];
   schema?: { valid: boolean; details: ValidationIssue[] };
-  quote?: { estimate_credits: number; currency: "credits"; exact: boolean; basis: string };
+  quote?: { estimate_credits: number; currency: "credits"; exact: boolean; basis: string; budget?: BudgetHeadroom | null };
   coverage?: { verdict: "unknown"; reason: string };
   sample?: { verdict: "unknown"; reason: string };
   executed: false;
   charged: false;
+}
+
+/** The tightest budget that would count the Call (extension): its headroom, and whether the quote exceeds it. */
+export interface BudgetHeadroom {
+  budget_id: string;
+  scope: BudgetView["scope"];
+  scope_id: string | null;
+  period: BudgetView["period"];
+  time_zone: string;
+  limit_credits: number;
+  remaining_credits: number;
+  resets_at: string | null;
+  /** The quote is more than the budget has left: a Call now would be refused (402 billing.budget_exceeded). */
+  would_refuse: boolean;
+}
+
+/** Who would pay for the Call: the budgets of the account, this key and this OAuth client apply. */
+export interface Spender {
+  accountId: string;
+  apiKeyId: string | null;
+  clientId: string | null;
+}
+
+/** The spender of a request's credential: an API key, or a user or delegation token (with its OAuth client). */
+export function spenderOf(auth: AuthContext): Spender {
+  if (auth.kind === "api_key") return { accountId: auth.accountId, apiKeyId: auth.apiKeyId, clientId: null };
+  return { accountId: auth.accountId, apiKeyId: null, clientId: auth.kind === "delegation" ? (auth.claims.client_id ?? null) : null };
 }
 
 const UNKNOWN_REASON = "Not assessed: Probe never contacts the provider (live_budget=none)";
@@ -30,7 +60,10 @@ const UNKNOWN_REASON = "Not assessed: Probe never contacts the provider (live_bu
  * Probe: validates parameters and quotes the price from the tool's billing_rule. It reads the
  * catalog only: it never executes the tool, never reserves or charges, and writes nothing.
  */
-export async function probeTool(db: Db, input: { toolId: string; parameters: Record<string, unknown>; checks?: ProbeCheck[]; liveBudget?: string }): Promise<ProbeResult> {
+export async function probeTool(
+  db: Db,
+  input: { toolId: string; parameters: Record<string, unknown>; checks?: ProbeCheck[]; liveBudget?: string; spender?: Spender; clock?: Clock },
+): Promise<ProbeResult> {
   if (input.liveBudget !== undefined && input.liveBudget !== "none") {
     return { kind: "invalid", message: `live_budget "${input.liveBudget}" is not offered: Probe validates only; use live_budget=none` };
   }
@@ -46,9 +79,31 @@ export async function probeTool(db: Db, input: { toolId: string; parameters: Rec
   }
   if (checks.includes("quote")) {
     const quote = quoteCall(tool.billingRule, tool.params, withDefaults(tool, input.parameters));
-    body.quote = { estimate_credits: creditsToNumber(quote.estimateCredits), currency: "credits", exact: quote.exact, basis: quote.basis };
+    const estimate = creditsToNumber(quote.estimateCredits);
+    body.quote = { estimate_credits: estimate, currency: "credits", exact: quote.exact, basis: quote.basis };
+    if (input.spender) body.quote.budget = await tightestBudget(db, input.spender, estimate, input.clock);
   }
   if (checks.includes("coverage")) body.coverage = { verdict: "unknown", reason: UNKNOWN_REASON };
   if (checks.includes("sample")) body.sample = { verdict: "unknown", reason: UNKNOWN_REASON };
   return { kind: "ok", body };
+}
+
+/** The budget with the least left among those that would count a Call by `spender`; null when none applies. */
+async function tightestBudget(db: Db, spender: Spender, estimate: number, clock?: Clock): Promise<BudgetHeadroom | null> {
+  const applies = (b: BudgetView) =>
+    b.scope === "account" || (b.scope === "api_key" && b.scope_id === spender.apiKeyId) || (b.scope === "oauth_client" && b.scope_id === spender.clientId);
+  // listBudgets orders the account's budgets tightest first.
+  const tightest = (await listBudgets(db, spender.accountId, clock)).find(applies);
+  if (!tightest) return null;
+  return {
+    budget_id: tightest.budget_id,
+    scope: tightest.scope,
+    scope_id: tightest.scope_id,
+    period: tightest.period,
+    time_zone: tightest.time_zone,
+    limit_credits: tightest.limit_credits,
+    remaining_credits: tightest.remaining_credits,
+    resets_at: tightest.resets_at,
+    would_refuse: credits(String(estimate)).gt(String(tightest.remaining_credits)),
+  };
 }

@@ -14,7 +14,7 @@ import { DomainError } from "../errors";
 import { env } from "../env";
 import { searchTools } from "../search/search-tools";
 import { inspectTools } from "../search/inspect-tools";
-import { probeTool } from "../execution/probe-tool";
+import { probeTool, spenderOf } from "../execution/probe-tool";
 import { callTool, type Caller } from "../execution/call-tool";
 import { DEFAULT_MAX_RESPONSE_SIZE } from "../execution/shape-result";
 import { admit } from "../http/auth";
@@ -152,7 +152,7 @@ export function buildMcpServer(c: Context<ApiEnv>, auth: AuthContext): McpServer
       guarded(async () => {
         admit(auth, OPERATION_ACCESS.probeTool);
         await limit("probe");
-        const result = await probeTool(db, { toolId: tool_id, parameters, checks: undefined, liveBudget: undefined });
+        const result = await probeTool(db, { toolId: tool_id, parameters, checks: undefined, liveBudget: undefined, spender: spenderOf(auth), clock: c.env.deps.clock });
         if (result.kind === "invalid") return refusal("validation_error", result.message);
         if (result.kind === "not_found") return refusal("tool_unavailable", result.message);
         return answer(result.body as unknown as Record<string, unknown>);

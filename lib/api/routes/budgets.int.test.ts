@@ -39,6 +39,24 @@ describe("/auth/budgets", () => {
       execution_outcome: { reason_code: "billing.budget_exceeded", charge_outcome: "failed_not_charged" },
       details: [{ type: "budget_exceeded", loc: ["budget", set.body.data.budget_id], input: { budget_id: set.body.data.budget_id, limit_credits: "1.500000", spent_credits: "1.000000", period: "week", scope: "api_key", scope_id: a.apiKeyId } }],
     });
+    // Probe says so before a Call: the tightest budget that would count it, and that the quote is over it.
+    const probe = (key: string) =>
+      fetch(`${server.url}/api/v1/tools/probe?tool_id=builtin.finance.compound_interest`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ parameters: { principal: 100, annual_rate_percent: 5, years: 2 } }),
+      }).then(async (res) => ({ status: res.status, body: await res.json() }));
+    const probed = await probe(a.apiKey);
+    expect(probed.status).toBe(200);
+    expect(probed.body.quote).toMatchObject({
+      estimate_credits: 1,
+      budget: { budget_id: set.body.data.budget_id, scope: "api_key", scope_id: a.apiKeyId, period: "week", time_zone: "Asia/Shanghai", limit_credits: 1.5, remaining_credits: 0.5, would_refuse: true },
+    });
+    expect(probed.body.quote.budget.resets_at).toBe(set.body.data.resets_at);
+    // Another key of the account: no budget counts its Calls.
+    const other = await api("POST", "/auth/api-keys", a.accessToken, { name: "other" });
+    expect((await probe(other.body.data.api_key)).body.quote.budget).toBeNull();
+
     // What the Call needed, for a client to say by how much it was over.
     expect(Number(refused.body.details[0].input.needed_credits)).toBe(1);
     expect(refused.body.error_message).toContain(`API key ${a.apiKeyId}'s weekly budget ${set.body.data.budget_id} of 1.5 credits has 0.5 credits left, and this call may cost 1 credit`);

@@ -62,7 +62,7 @@ describe("Probe: schema check", () => {
 describe("Probe: quote", () => {
   it("quotes a per-call price exactly", async () => {
     const { body } = await probe("builtin.finance.compound_interest", { checks: ["quote"], parameters: {} });
-    expect(body.quote).toEqual({ estimate_credits: 1, currency: "credits", exact: true, basis: "per call" });
+    expect(body.quote).toEqual({ estimate_credits: 1, currency: "credits", exact: true, basis: "per call", budget: null });
     expect(body).not.toHaveProperty("schema");
   });
 
@@ -80,7 +80,7 @@ describe("Probe: quote", () => {
 
   it("quotes a free tool at 0", async () => {
     const { body } = await probe("builtin.convert.temperature", { checks: ["quote"], parameters: { value: 1, from: "C", to: "F" } });
-    expect(body.quote).toEqual({ estimate_credits: 0, currency: "credits", exact: true, basis: "free" });
+    expect(body.quote).toEqual({ estimate_credits: 0, currency: "credits", exact: true, basis: "free", budget: null });
   });
 });
 

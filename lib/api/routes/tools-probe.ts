@@ -5,7 +5,7 @@ import { zodIssuesToDetail } from "../../http/errors";
 import { publicApiError } from "../../http/responses";
 import { ValidationIssueSchema } from "../../errors";
 import { PublicApiErrorSchema, authErrorResponses } from "../../http/schemas";
-import { probeChecks, probeTool } from "../../execution/probe-tool";
+import { probeChecks, probeTool, spenderOf } from "../../execution/probe-tool";
 
 export const ProbeBodySchema = z
   .object({
@@ -20,7 +20,29 @@ export const ProbeResponseSchema = z
     tool_id: z.string(),
     checks: z.array(z.enum(probeChecks)),
     schema: z.object({ valid: z.boolean(), details: z.array(ValidationIssueSchema) }).optional(),
-    quote: z.object({ estimate_credits: z.number(), currency: z.literal("credits"), exact: z.boolean(), basis: z.string() }).optional(),
+    quote: z
+      .object({
+        estimate_credits: z.number(),
+        currency: z.literal("credits"),
+        exact: z.boolean(),
+        basis: z.string(),
+        budget: z
+          .object({
+            budget_id: z.string(),
+            scope: z.enum(["account", "api_key", "oauth_client"]),
+            scope_id: z.string().nullable(),
+            period: z.enum(["day", "week", "month", "none"]),
+            time_zone: z.string(),
+            limit_credits: z.number(),
+            remaining_credits: z.number(),
+            resets_at: z.string().nullable(),
+            would_refuse: z.boolean().openapi({ description: "The estimate is more than the budget has left: a Call now would be refused (402 billing.budget_exceeded)" }),
+          })
+          .nullable()
+          .optional()
+          .openapi({ description: "Extension: the tightest budget (account, this API key, this OAuth client) that would count the Call, and its headroom; null when none applies" }),
+      })
+      .optional(),
     coverage: Verdict.optional(),
     sample: Verdict.optional(),
     executed: z.literal(false),
@@ -55,7 +77,7 @@ export function registerToolsProbe(app: ApiApp) {
     async (c) => {
       const { tool_id } = c.req.valid("query");
       const body = c.req.valid("json") ?? { parameters: {} };
-      const result = await probeTool(c.env.db, { toolId: tool_id, parameters: body.parameters ?? {}, checks: body.checks, liveBudget: body.live_budget });
+      const result = await probeTool(c.env.db, { toolId: tool_id, parameters: body.parameters ?? {}, checks: body.checks, liveBudget: body.live_budget, spender: spenderOf(c.get("auth")), clock: c.env.deps.clock });
       if (result.kind === "invalid") return publicApiError(c, 400, result.message);
       if (result.kind === "not_found") return publicApiError(c, 404, result.message);
       return c.json(result.body, 200);

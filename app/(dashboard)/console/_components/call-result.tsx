@@ -2,7 +2,6 @@
 
 import type { ReactNode } from "react";
 import Link from "next/link";
-import { useQuery } from "@tanstack/react-query";
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { ChargeOutcomeBadge, ReasonCode, SuccessBadge } from "@/components/audit/charge-outcome-badge";
 import { ArrowRightIcon, DownloadIcon } from "@/components/ui/action-icons";
@@ -13,11 +12,10 @@ import { CopyableId } from "@/components/ui/copy-button";
 import { JsonViewer } from "@/components/ui/json-viewer";
 import { Notice } from "@/components/ui/states";
 import { resultFile, type CallResponse } from "@/lib/dashboard/console-api";
-import { apiKeysQueryKey, fetchApiKeys } from "@/lib/dashboard/api-keys";
-import { formatCredits, formatCreditsUnit, formatDateTime, formatDuration } from "@/lib/dashboard/format";
-import { useTimeZone } from "@/lib/dashboard/time-zone";
+import { formatCredits, formatCreditsUnit, formatDuration } from "@/lib/dashboard/format";
 import { credits } from "@/lib/money";
 import { executionHref, usageForExecutionHref } from "@/lib/dashboard/links";
+import { useBudgetReset, useBudgetScopeLabel } from "./budget-text";
 
 function Fact({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
   return (
@@ -51,15 +49,8 @@ interface BudgetRefusalInput {
  */
 function BudgetRefusal({ refusal }: { refusal: BudgetRefusalInput }) {
   const { t, locale } = useI18n();
-  const tz = useTimeZone();
-  const keys = useQuery({ queryKey: apiKeysQueryKey, queryFn: ({ signal }) => fetchApiKeys(signal), enabled: refusal.scope === "api_key" });
-  const keyName = keys.data?.find((k) => k.api_key_id === refusal.scope_id)?.name;
-  const scope =
-    refusal.scope === "account"
-      ? t("budgets.scopeAccount")
-      : refusal.scope === "api_key"
-        ? t("budgets.scopeKeyNamed", { name: keyName ?? refusal.scope_id })
-        : t("budgets.scopeClientNamed", { id: refusal.scope_id });
+  const scope = useBudgetScopeLabel(refusal.scope, refusal.scope_id);
+  const reset = useBudgetReset(refusal.resets_at);
   const left = credits(refusal.limit_credits).minus(refusal.spent_credits).minus(refusal.reserved_credits);
   const unit = (value: string | number) => formatCreditsUnit(Number(value), locale, t);
   return (
@@ -74,9 +65,7 @@ function BudgetRefusal({ refusal }: { refusal: BudgetRefusalInput }) {
         {refusal.needed_credits !== undefined && <> {t("console.budgetNeeded", { needed: unit(refusal.needed_credits) })}</>}
       </p>
       <p className="mt-1" data-testid="budget-refusal-reset">
-        {refusal.resets_at
-          ? t("console.budgetResets", { at: formatDateTime(refusal.resets_at, tz.timeZone), zone: tz.timeZone })
-          : t("console.budgetNeverResets")}{" "}
+        {reset}{" "}
         <Link href="/budgets" className="font-medium underline">
           {t("console.budgetManage")}
         </Link>

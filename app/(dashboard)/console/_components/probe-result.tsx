@@ -5,6 +5,7 @@ import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import type { ProbeResponse } from "@/lib/dashboard/console-api";
 import { formatCreditsUnit } from "@/lib/dashboard/format";
+import { BudgetHeadroom } from "./budget-text";
 
 /** Probe's verdict on the parameters (field errors are shown in the form) and its quote. */
 export function ProbeResult({ result, stale }: { result: ProbeResponse; stale: boolean }) {
@@ -42,6 +43,11 @@ export function ProbeResult({ result, stale }: { result: ProbeResponse; stale: b
             <dd className="mt-0.5 break-words text-zinc-800">{result.quote.basis}</dd>
           </div>
         </dl>
+      )}
+      {result.quote?.budget && (
+        <div className="mt-3">
+          <BudgetHeadroom budget={result.quote.budget} testId="probe-budget" />
+        </div>
       )}
       <p className="mt-3 text-xs text-zinc-500">{t("console.probeNote")}</p>
     </Card>

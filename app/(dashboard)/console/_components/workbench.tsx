@@ -18,6 +18,7 @@ import { KeyRequestError } from "@/lib/dashboard/key-client";
 import { extraParameters, fieldsOf, parameterOfError, parametersFromValues, parseParametersJson, valuesFromParameters, type FormValues } from "@/lib/dashboard/param-form";
 import { dashboardSessionId, newIdempotencyKey } from "@/lib/dashboard/session-id";
 import { CallOptions, DEFAULT_MAX_RESPONSE_SIZE, respondWithValue, type CallOptionsState } from "./call-options";
+import { BudgetHeadroom } from "./budget-text";
 import { CallResult } from "./call-result";
 import { ParameterEditor, type EditorMode } from "./parameter-editor";
 import { ProbeResult } from "./probe-result";
@@ -238,6 +239,7 @@ export function Workbench({ tool, apiKey, searchId, onKeyRejected }: { tool: Cap
               : t("console.confirmList", { price: price.variable ? t("console.variablePrice") : formatCreditsUnit(price.amount, locale, t) })}
           </p>
           <p>{t("console.confirmOnlySuccess")}</p>
+          {quote?.budget && <BudgetHeadroom budget={quote.budget} testId="confirm-budget" />}
           {!quote && <p className="text-xs text-zinc-500">{t("console.confirmProbeHint")}</p>}
         </div>
       </Dialog>
