@@ -38,6 +38,8 @@ test("an owner sets a daily budget, Calls spend it up to the limit, the next is 
   expect(refused.body.error_message).toMatch(/^Budget exceeded: The account's daily budget bud_\w+ of 3 credits has 0 credits left/);
 
   await page.reload();
+  // The first refusal told the owner: the budget has begun to refuse Calls.
+  await expect(page.getByText("A budget of 3 credits has begun to refuse Calls: one that may cost 1 credit was refused.")).toBeVisible();
   await expect(row).toContainText("3 / 3 · 100%");
   await expect(row).toContainText("Limit reached");
   await expect(row.getByTestId("budget-meter")).toHaveAttribute("aria-valuenow", "100");

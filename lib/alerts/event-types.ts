@@ -7,6 +7,7 @@ import type { NotificationKind } from "../db/schema/spend-controls";
 export const eventTypes = {
   low_balance: "balance.low",
   budget_threshold: "budget.threshold",
+  budget_refusing: "budget.refusing",
   credits_expiring: "credits.expiring",
   webhook_test: "webhook.test",
 } as const satisfies Record<NotificationKind, string>;

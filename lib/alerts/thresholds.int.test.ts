@@ -55,7 +55,11 @@ describe("alert thresholds", () => {
     const budget = await setBudget(database.db, { accountId: a.accountId, scope: "account", limitCredits: "10", period: "day" }, clock);
     const statuses = await inParallel(40, (i) => call(a.apiKey, i));
     expect(statuses.filter((s) => s === 200).length).toBe(10);
-    const fired = await notifications(a.accountId);
+    const all = await notifications(a.accountId);
+    // The first Call the budget refused told the account so, once for the period.
+    const refusing = all.filter((n) => n.kind === "budget_refusing");
+    expect(refusing.map((n) => [n.claim_key, n.deliveries])).toEqual([[`budget_refusing:${budget.budget_id}:2026-11-26T00:00:00.000Z`, 1]]);
+    const fired = all.filter((n) => n.kind === "budget_threshold");
     // Concurrent settlements cross them in lock order, which their timestamps need not follow: compare as a set.
     expect(fired.map((n) => [n.kind, n.payload.percent, n.deliveries]).sort((x, y) => Number(x[1]) - Number(y[1]))).toEqual([
       ["budget_threshold", 50, 1],
@@ -68,7 +72,9 @@ describe("alert thresholds", () => {
     // The next day is a new period: the thresholds fire again, once.
     clock.set("2026-11-26T00:00:01Z");
     await inParallel(12, (i) => call(a.apiKey, 100 + i));
-    expect((await notifications(a.accountId)).length).toBe(6);
+    const later = await notifications(a.accountId);
+    expect(later.filter((n) => n.kind === "budget_threshold").length).toBe(6);
+    expect(later.filter((n) => n.kind === "budget_refusing").length).toBe(2);
     await assertLedgerInvariants(database.db, a.accountId);
     clock.set("2026-11-25T12:00:00Z");
   }, 60_000);

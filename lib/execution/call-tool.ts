@@ -22,6 +22,7 @@ import { validateParameters, withCurrentSchema, withDefaults } from "./validate-
 import { msSince } from "../timing";
 import { systemClock, type Clock } from "../clock";
 import { budgetRefusalMessage } from "../billing/budgets";
+import { notify } from "../alerts/notify-sql";
 import { countCall, countCreditsReserved, countCreditsSettled } from "../observability/metrics";
 
 export interface CallRequest {
@@ -428,6 +429,16 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
   /** 402 naming the budget the Call would cross and when it resets; nothing was held or charged. */
   async function budgetExceeded(budget: BudgetRefusal, needed: string): Promise<CallResult> {
     const message = budgetRefusalMessage(budget, needed);
+    // The first refusal of a budget's period tells the account (notification, `budget.refusing`
+    // webhook): its agents have begun to be stopped. Later refusals in the period find the claim taken.
+    // The period is named by its end, as an ISO instant (PostgreSQL's JSON spelling follows the session's zone).
+    const resetsAt = budget.resets_at === null ? null : new Date(budget.resets_at).toISOString();
+    await notify(db, {
+      accountId: caller.accountId,
+      kind: "budget_refusing",
+      claimKey: `budget_refusing:${budget.budget_id}:${resetsAt ?? "lifetime"}`,
+      payload: { ...budget, resets_at: resetsAt, scope_id: budget.scope_id || null, needed_credits: needed, tool_id: req.toolId ?? null, api_key_id: caller.apiKeyId },
+    });
     return reject(402, "billing.budget_exceeded", message, [{ type: "budget_exceeded", loc: ["budget", budget.budget_id], msg: message, input: { ...budget, needed_credits: needed } }], tool ?? undefined);
   }
 

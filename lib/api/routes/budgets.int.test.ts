@@ -5,6 +5,8 @@ import { callApi, seedAccount } from "../../testing/fixtures";
 import { importDemoCatalog } from "../../testing/catalog";
 import { runCommand } from "../../cli/commands";
 import type { Database } from "../../db/types";
+import { sql } from "drizzle-orm";
+import { rows } from "../../db/row-sql";
 
 let database: Database;
 let server: TestServer;
@@ -70,6 +72,25 @@ describe("/auth/budgets", () => {
     expect((await api("DELETE", `/auth/budgets/${set.body.data.budget_id}`, a.accessToken)).body.data).toEqual({ budget_id: set.body.data.budget_id, removed: true });
     expect((await call()).status).toBe(200);
     expect((await api("DELETE", `/auth/budgets/${set.body.data.budget_id}`, a.accessToken)).status).toBe(404);
+  });
+
+  it("the first refusal of a budget's period tells the account once: a budget_refusing notification and a budget.refusing webhook", async () => {
+    const b = await seedAccount(database.db, { credits: "20" });
+    const hook = await api("POST", "/auth/webhooks", b.accessToken, { url: "https://93.184.215.14/hooks", events: ["budget.refusing"] });
+    expect(hook.status).toBe(200);
+    const set = await api("PUT", "/auth/budgets", b.accessToken, { scope: "account", limit_credits: "1", period: "day", time_zone: "UTC" });
+    const call = () => api("POST", "/tools/execute", b.apiKey, { tool_id: "builtin.finance.compound_interest", parameters: { principal: 100, annual_rate_percent: 5, years: 2 } });
+    expect((await call()).status).toBe(200);
+    expect((await call()).status).toBe(402);
+    expect((await call()).status).toBe(402);
+    const items = (await api("GET", "/auth/notifications", b.accessToken)).body.data.items.filter((n: { kind: string }) => n.kind === "budget_refusing");
+    expect(items).toHaveLength(1);
+    expect(items[0].payload).toMatchObject({ budget_id: set.body.data.budget_id, scope: "account", scope_id: null, limit_credits: "1.000000", period: "day", tool_id: "builtin.finance.compound_interest", api_key_id: b.apiKeyId });
+    expect(Number(items[0].payload.needed_credits)).toBe(1);
+    const deliveries = rows<{ event_type: string; payload: { type: string; data: { budget_id: string } } }>(
+      await database.db.execute(sql`SELECT event_type, payload FROM webhook_deliveries WHERE account_id = ${b.accountId}`),
+    );
+    expect(deliveries).toEqual([{ event_type: "budget.refusing", payload: expect.objectContaining({ type: "budget.refusing", data: expect.objectContaining({ budget_id: set.body.data.budget_id }) }) }]);
   });
 
   it("refuses bad input with a clear error", async () => {

@@ -8,11 +8,11 @@ import { Card } from "@/components/ui/card";
 import { ErrorState } from "@/components/ui/error-state";
 import { EmptyState, LoadingBlock } from "@/components/ui/states";
 import { fetchNotifications, markNotificationsRead, notificationsQueryKey, type NotificationItem } from "@/lib/dashboard/alerts";
-import { formatCredits, formatDateTime } from "@/lib/dashboard/format";
+import { formatCredits, formatCreditsUnit, formatDateTime } from "@/lib/dashboard/format";
 import type { Locale, Translate } from "@/lib/dashboard/i18n";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 
-const kindTone: Record<NotificationItem["kind"], Tone> = { low_balance: "red", budget_threshold: "amber", credits_expiring: "amber", webhook_test: "sky" };
+const kindTone: Record<NotificationItem["kind"], Tone> = { low_balance: "red", budget_threshold: "amber", budget_refusing: "red", credits_expiring: "amber", webhook_test: "sky" };
 
 const isId = (key: string) => key === "id" || key.endsWith("_id");
 const scalar = (v: unknown): v is string | number | boolean => v !== null && v !== undefined && typeof v !== "object";
@@ -26,6 +26,10 @@ function describe(n: NotificationItem, t: Translate, locale: Locale, timeZone: s
   }
   if (n.kind === "budget_threshold" && p.percent !== undefined && p.limit_credits !== undefined && p.spent_credits !== undefined) {
     return t("notifications.text.budget_threshold", { percent: String(p.percent), spent: credits(p.spent_credits), limit: credits(p.limit_credits) });
+  }
+  if (n.kind === "budget_refusing" && p.limit_credits !== undefined && p.needed_credits !== undefined) {
+    const unit = (v: unknown) => formatCreditsUnit(Number(v), locale, t);
+    return t("notifications.text.budget_refusing", { limit: unit(p.limit_credits), needed: unit(p.needed_credits) });
   }
   if (n.kind === "credits_expiring" && p.remaining_credits !== undefined && p.amount_credits !== undefined && typeof p.expires_at === "string") {
     return t("notifications.text.credits_expiring", { remaining: credits(p.remaining_credits), amount: credits(p.amount_credits), time: formatDateTime(p.expires_at, timeZone, { seconds: false }) });
