@@ -15,4 +15,4 @@ const sources = loadBenchSources(CATALOG_DIR);
 console.log(`fit:search — ${sources.map((s) => `${s.name} (${s.queries.length} queries)`).join(", ")}`);
 const { values, score } = fitSettings(sources, baseRankerSettings, { log: console.log });
 fs.writeFileSync(OUT, `${JSON.stringify(values, null, 2)}\n`);
-console.log(`objective (worst source's NDCG@10 margin over BM25 + a quarter of the mean margin, fitting sample) ${score.toFixed(2)}; wrote ${path.relative(process.cwd(), OUT)}`);
+console.log(`objective (worst source's margin over BM25, the lower of NDCG@10's and MRR's, + the mean margin, fitting sample) ${score.toFixed(2)}; wrote ${path.relative(process.cwd(), OUT)}`);

@@ -136,7 +136,8 @@ export const baseRankerSettings: RankerSettings = {
   chainDepth: 5,
   chainFanout: 3,
   chainIds: 0,
-  lookupIds: 0,
+  // Acts only with `lookup` on (off here): not fitted, `lookup` switches the pair.
+  lookupIds: 1,
   prf: { docs: 5, terms: 20, weight: 0 },
   method: 1,
 };
