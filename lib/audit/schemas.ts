@@ -21,6 +21,7 @@ export const UsageEventItemSchema = z
     search_id: z.string().nullable(),
     execution_id: z.string().nullable(),
     tool_id: z.string().nullable(),
+    tool_name: z.string().nullable().openapi({ description: "Extension: the tool's name in the catalog (null when the event names no tool, or the tool is no longer in the catalog)" }),
     api_key_id: z.string().nullable(),
     success: z.boolean(),
     billable_success: z.boolean(),

@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { ToolLabel } from "@/components/audit/tool-label";
 import { useQuery } from "@tanstack/react-query";
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { BucketChart, type ChartRow } from "@/components/charts/bar-chart";
@@ -146,9 +147,7 @@ export function OverviewActivity() {
                 {summary.max_charge_items.map((e) => (
                   <li key={e.id} className="flex items-center justify-between gap-3 py-2 text-sm">
                     <span className="min-w-0">
-                      <span className="block truncate font-mono text-xs text-zinc-700" title={e.tool_id ?? ""}>
-                        {e.tool_id ?? e.event_type}
-                      </span>
+                      <ToolLabel name={e.tool_name} id={e.tool_id} fallback={e.event_type} />
                       <span className="flex flex-wrap items-center gap-1.5 text-xs text-zinc-500">
                         {formatDateTime(e.created_at, tz.timeZone, { seconds: false })}
                         <ChargeOutcomeBadge outcome={e.charge_outcome} />

@@ -39,7 +39,7 @@ function RecentCalls({ timeZone }: { timeZone: string }) {
               </Link>
               {/* Fixed widths after the tool id keep the rows' columns aligned whatever the outcome's label. */}
               <span className="flex min-w-0 flex-wrap items-center gap-2 text-xs text-zinc-500 sm:flex-nowrap">
-                <span className="min-w-0 truncate font-mono">{e.tool_id}</span>
+                <span className="min-w-0 truncate" title={e.tool_id ?? undefined}>{e.tool_name ?? e.tool_id}</span>
                 <span className="shrink-0 sm:w-44">
                   <ChargeOutcomeBadge outcome={e.charge_outcome} />
                 </span>

@@ -76,7 +76,8 @@ function CallCard({ call, timeZone, accountId, canRefund, linkAccount }: { call:
     <Card className="p-4 sm:p-5" data-testid="call-trace">
       <div className="flex flex-wrap items-start justify-between gap-2">
         <div className="min-w-0">
-          <p className="text-sm font-semibold text-zinc-900">{t("executions.call", { tool: call.tool_id ?? "?" })}</p>
+          <p className="text-sm font-semibold text-zinc-900">{t("executions.call", { tool: call.usage_event?.tool_name ?? call.tool_id ?? "?" })}</p>
+          {call.usage_event?.tool_name && call.tool_id && <code className="block font-mono text-[11px] text-zinc-500">{call.tool_id}</code>}
           <p className="mt-0.5 text-xs text-zinc-500">{formatDateTime(call.created_at, timeZone)}</p>
         </div>
         <div className="flex items-center gap-2">

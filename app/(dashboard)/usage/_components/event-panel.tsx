@@ -75,6 +75,7 @@ function EventDetails({ event, timeZone }: { event: UsageEventItem; timeZone: st
           <IdValue value={event.session_id} href={event.session_id ? executionHref(event.session_id, account) : undefined} />
         </DetailRow>
         <DetailRow label="tool_id">
+          {event.tool_name && <span className="block text-sm text-zinc-900">{event.tool_name}</span>}
           <IdValue value={event.tool_id} />
         </DetailRow>
         <DetailRow label="api_key_id">

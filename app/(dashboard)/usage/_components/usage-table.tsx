@@ -2,6 +2,7 @@
 
 import { useMemo } from "react";
 import Link from "next/link";
+import { ToolLabel } from "@/components/audit/tool-label";
 import { createColumnHelper } from "@tanstack/react-table";
 import { AuditTable, type AuditRowsProps } from "@/components/audit/audit-table";
 import { useI18n } from "@/components/i18n/i18n-provider";
@@ -23,11 +24,7 @@ export function UsageTable(props: AuditRowsProps<UsageEventItem>) {
         cell: (info) => (
           <span className="flex min-w-0 flex-col">
             <span className="font-mono text-xs text-zinc-800">{info.getValue()}</span>
-            {info.row.original.tool_id && (
-              <span className="max-w-[13rem] truncate font-mono text-[11px] text-zinc-500" title={info.row.original.tool_id}>
-                {info.row.original.tool_id}
-              </span>
-            )}
+            {info.row.original.tool_id && <ToolLabel name={info.row.original.tool_name} id={info.row.original.tool_id} className="max-w-[13rem]" />}
             {info.row.original.execution_id && (
               <Link href={executionHref(info.row.original.execution_id, account)} className="font-mono text-[11px] text-indigo-700 hover:underline" title={info.row.original.execution_id}>
                 {shortId(info.row.original.execution_id)}

@@ -2,6 +2,7 @@
 
 import { useMemo, useState } from "react";
 import Link from "next/link";
+import { ToolLabel } from "@/components/audit/tool-label";
 import { useQuery } from "@tanstack/react-query";
 import { createColumnHelper } from "@tanstack/react-table";
 import { StatCards } from "@/components/audit/audit-page";
@@ -193,7 +194,7 @@ function RunEventsTable({ events, timeZone }: { events: RunEvent[]; timeZone: st
         header: () => t("run.colTool"),
         cell: (info) => (
           <span className="flex min-w-0 flex-col">
-            <span className="break-all font-mono text-xs text-zinc-800">{info.getValue() ?? "—"}</span>
+            <ToolLabel name={info.row.original.tool_name} id={info.getValue()} />
             <span className="font-mono text-[11px] text-zinc-500">{info.row.original.event_type}</span>
           </span>
         ),
