@@ -3,6 +3,7 @@
 import type { ReactNode } from "react";
 import Link from "next/link";
 import { useI18n } from "@/components/i18n/i18n-provider";
+import type { BudgetRefusal } from "@/lib/billing/budget-sql";
 import { ChargeOutcomeBadge, ReasonCode, SuccessBadge } from "@/components/audit/charge-outcome-badge";
 import { ArrowRightIcon, DownloadIcon } from "@/components/ui/action-icons";
 import { Badge } from "@/components/ui/badge";
@@ -29,25 +30,14 @@ function Fact({ label, children, testId }: { label: string; children: ReactNode;
 }
 
 /** The budget a refused Call would have crossed, as the 402's `details[0].input` carries it. */
-interface BudgetRefusalInput {
-  budget_id: string;
-  scope: "account" | "api_key" | "oauth_client";
-  scope_id: string;
-  limit_credits: string;
-  period: "day" | "week" | "month" | "none";
-  time_zone: string;
-  spent_credits: string;
-  reserved_credits: string;
-  resets_at: string | null;
-  needed_credits?: string;
-}
+type BudgetRefusalInput = BudgetRefusal & { needed_credits?: string };
 
 /**
  * A Call a budget refused (402 `billing.budget_exceeded`): which budget, by its scope's name, what it
  * has left beside what the Call needed, and when it resets — in the page's zone, with the year and
  * the zone. Nothing was spent; this is not a problem with the parameters.
  */
-function BudgetRefusal({ refusal }: { refusal: BudgetRefusalInput }) {
+function BudgetRefusalNotice({ refusal }: { refusal: BudgetRefusalInput }) {
   const { t, locale } = useI18n();
   const scope = useBudgetScopeLabel(refusal.scope, refusal.scope_id);
   const reset = useBudgetReset(refusal.resets_at);
@@ -97,7 +87,7 @@ export function CallResult({ status, body }: { status: number; body: CallRespons
 
       {refusal ? (
         <div className="mt-3">
-          <BudgetRefusal refusal={refusal} />
+          <BudgetRefusalNotice refusal={refusal} />
         </div>
       ) : (
         body.error_message && (
