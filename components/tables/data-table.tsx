@@ -86,7 +86,7 @@ export function DataTable<T>({ data, columns, caption, getRowId, rowTestId, isRo
       <div className="overflow-x-auto">
         <table className={`w-full border-collapse text-left text-sm ${busy ? "opacity-60" : ""}`}>
           <caption className="sr-only">{caption}</caption>
-          <thead className="bg-zinc-50 text-xs font-medium uppercase tracking-wide text-zinc-500">
+          <thead className="bg-zinc-50 text-xs font-medium text-zinc-500">
             {table.getHeaderGroups().map((group) => (
               <tr key={group.id}>
                 {group.headers.map((header) => (

@@ -46,7 +46,7 @@ export function BudgetMeter({ budget, timeZone }: { budget: BudgetItem; timeZone
         </span>
         <span>
           {budget.resets_at
-            ? t("budgets.resetsAt", { at: formatDateTime(budget.resets_at, timeZone, { seconds: false }) })
+            ? t("budgets.resetsAt", { at: formatDateTime(budget.resets_at, timeZone, { seconds: false }), zone: timeZone })
             : t("budgets.neverResets")}
         </span>
       </div>

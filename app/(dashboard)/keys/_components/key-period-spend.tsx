@@ -79,7 +79,7 @@ export function KeyPeriodSpendCell({ apiKeyId, spend, timeZone }: { apiKeyId: st
         </div>
         <p className="text-[11px] leading-4 text-zinc-500">
           {budget.resets_at
-            ? t("keys.budgetResets", { period: t(periodLabel[budget.period]), tz: budget.time_zone, at: formatDateTime(budget.resets_at, timeZone, { seconds: false }).slice(5) })
+            ? t("keys.budgetResets", { period: t(periodLabel[budget.period]), tz: budget.time_zone, at: formatDateTime(budget.resets_at, timeZone, { seconds: false }), zone: timeZone })
             : t("budgets.neverResets")}
         </p>
       </div>

@@ -27,7 +27,7 @@ export function StatementList({ isSupport }: { isSupport: boolean }) {
       ) : (
         <Card className="overflow-x-auto">
           <table className="w-full text-left text-sm" data-testid="statements-table">
-            <thead className="border-b border-zinc-200 text-xs uppercase tracking-wide text-zinc-500">
+            <thead className="border-b border-zinc-200 text-xs font-medium text-zinc-500">
               <tr>
                 <th className="px-4 py-3 font-medium">{t("statements.month")}</th>
                 <th className="px-4 py-3 font-medium">{t("statements.period")}</th>
