@@ -512,6 +512,15 @@ const TABLE: Record<string, Row> = {
     answer: "403 for account_id",
     check: () => refusesAccountId("/auth/account/settlement-history"),
   },
+  "GET /auth/account": {
+    ids: ["query:account_id"],
+    answer: "403 for account_id; support reads B's name and owners",
+    check: async () => {
+      await refusesAccountId("/auth/account");
+      const bySupport = await get(`/auth/account?account_id=${b.accountId}`, support.accessToken);
+      expect(bySupport.body.data).toMatchObject({ account_id: b.accountId, owners: [expect.any(String)] });
+    },
+  },
   "GET /auth/account/members": {
     ids: ["query:account_id"],
     answer: "403 for account_id",

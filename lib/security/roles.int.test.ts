@@ -138,6 +138,10 @@ const OWN_ACCOUNT: Record<string, { status: number; /** What a member gets where
   "GET /auth/lookup": { status: 200, send: (t) => api("GET", `/auth/lookup?id=${own.executionId}`, t) },
   // Members and the activity log: every member reads, owners change.
   "GET /auth/account/members": { status: 200, send: (t) => api("GET", "/auth/account/members", t) },
+  "GET /auth/account": { status: 200, send: (t) => api("GET", "/auth/account", t) },
+  // Support's alone: owners and members of a customer account are refused.
+  "GET /auth/accounts": { status: 403, send: (t) => api("GET", `/auth/accounts?email=${encodeURIComponent(`member-${owner.accountId}@example.test`)}`, t) },
+  "GET /auth/review-queue": { status: 403, send: (t) => api("GET", "/auth/review-queue", t) },
   "PATCH /auth/account/members/{user_id}": { status: 200, member: 403, send: async (t) => api("PATCH", `/auth/account/members/${await createMember()}`, t, { role: "owner" }) },
   "DELETE /auth/account/members/{user_id}": { status: 200, member: 403, send: async (t) => api("DELETE", `/auth/account/members/${await createMember()}`, t) },
   "GET /auth/account/invitations": { status: 200, send: (t) => api("GET", "/auth/account/invitations", t) },
