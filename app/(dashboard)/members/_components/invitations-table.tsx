@@ -60,7 +60,8 @@ export function InvitationsTable({ canManage }: { canManage: boolean }) {
         header: () => t("members.invitedBy"),
         cell: (info) => {
           const id = info.getValue();
-          return <span className="break-all text-zinc-600">{id ? (emailOf.get(id) ?? id) : "—"}</span>;
+          // No inviting user: the operator invited from the CLI.
+          return <span className="break-all text-zinc-600">{id ? (emailOf.get(id) ?? id) : t("members.invitedByOperator")}</span>;
         },
       }),
       column.accessor("created_at", {

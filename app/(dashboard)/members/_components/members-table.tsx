@@ -149,6 +149,8 @@ export function MembersTable({ currentUserId, canManage, onRemoved }: { currentU
   const [changing, setChanging] = useState<Member | null>(null);
   const [removing, setRemoving] = useState<Member | null>(null);
   const query = useQuery({ queryKey: membersQueryKey, queryFn: ({ signal }) => fetchMembers(signal) });
+  // The account keeps an owner: its last one can be neither removed nor demoted, so neither is offered.
+  const owners = query.data?.filter((m) => m.role === "owner").length ?? 0;
 
   const columns = useMemo(
     () => [
@@ -187,7 +189,12 @@ export function MembersTable({ currentUserId, canManage, onRemoved }: { currentU
             column.display({
               id: "actions",
               header: () => <span className="sr-only">{t("members.actions")}</span>,
-              cell: (info) => (
+              cell: (info) =>
+                info.row.original.role === "owner" && owners <= 1 ? (
+                  <span className="block text-right text-xs text-zinc-500" data-testid="last-owner">
+                    {t("members.lastOwner")}
+                  </span>
+                ) : (
                 <span className="flex flex-wrap justify-end gap-2">
                   <Button size="sm" onClick={() => setChanging(info.row.original)} aria-label={t("members.changeRoleOf", { email: info.row.original.email })}>
                     {t("members.changeRole")}
@@ -196,13 +203,13 @@ export function MembersTable({ currentUserId, canManage, onRemoved }: { currentU
                     {t("members.remove")}
                   </Button>
                 </span>
-              ),
+                ),
               meta: { align: "right" as const },
             }),
           ]
         : []),
     ],
-    [t, tz.timeZone, currentUserId, canManage],
+    [t, tz.timeZone, currentUserId, canManage, owners],
   );
 
   return (
