@@ -1,9 +1,7 @@
 import type { Context } from "hono";
-import { sql } from "drizzle-orm";
-import { newId } from "../ids";
 import type { ApiEnv } from "../http/context";
 import { PublicApiErrorSchema, accountErrorResponses } from "../http/schemas";
-import { type AccessRequest, resolveAuditAccount } from "../audit/access";
+import { type AccessRequest, insertSupportAccess, resolveAuditAccount } from "../audit/access";
 import { clientIp } from "../http/rate-limit";
 
 /** Error responses of every audit operation (the 2.8 shapes, plus 403/404 of the account rules). */
@@ -34,9 +32,7 @@ export async function logCrossAccountRead(c: Context<ApiEnv>): Promise<void> {
   const auth = c.get("auth");
   if (auth.kind !== "jwt") return;
   const { resource, query } = accessRecord(c);
-  await c.env.db.execute(sql`
-    INSERT INTO support_access_log (id, user_id, target_account_id, resource, query)
-    VALUES (${newId("sal")}, ${auth.userId}, NULL, ${resource}, ${JSON.stringify(query)}::jsonb)`);
+  await insertSupportAccess(c.env.db, auth.userId, null, resource, query);
 }
 
 /** What the support access log records of a request: the route template, and its path and query parameters. */

@@ -55,13 +55,18 @@ export async function resolveAuditAccount(db: Db, auth: AuthContext, req: Access
   return { accountId: own, logAccess: null };
 }
 
+/** One support access-log row; `target` null for a read that spans accounts (the review queue, accounts by email). */
+export async function insertSupportAccess(db: Db, userId: string, target: string | null, resource: string, query: Record<string, unknown>): Promise<void> {
+  await db.execute(sql`
+    INSERT INTO support_access_log (id, user_id, target_account_id, resource, query)
+    VALUES (${newId("sal")}, ${userId}, ${target}, ${resource}, ${JSON.stringify(query)}::jsonb)`);
+}
+
 /** The support access-log row and, in the same transaction, `support.accessed` in the target account's activity log. */
 async function logSupportAccess(db: Db, userId: string, target: string, req: AccessRequest): Promise<void> {
   await db.transaction(async (t) => {
     const tx = t as unknown as Db;
-    await tx.execute(sql`
-      INSERT INTO support_access_log (id, user_id, target_account_id, resource, query)
-      VALUES (${newId("sal")}, ${userId}, ${target}, ${req.resource}, ${JSON.stringify(req.query)}::jsonb)`);
+    await insertSupportAccess(tx, userId, target, req.resource, req.query);
     const email = rows<{ email: string }>(await tx.execute(sql`SELECT email FROM users WHERE id = ${userId}`))[0]?.email ?? null;
     await recordActivity(
       tx,

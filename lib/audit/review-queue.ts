@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { credits, creditsToNumber } from "../money";
+import { IN_REVIEW } from "./usage-filters";
 
 export interface ReviewCase {
   usage_event_id: string;
@@ -24,8 +25,8 @@ export interface ReviewCase {
 }
 
 export async function reviewQueue(db: Db, opts: { limit: number; offset: number }): Promise<{ items: ReviewCase[]; total: number }> {
-  const open = sql`e.charge_outcome = 'failed_charged_review' AND e.execution_id IS NOT NULL
-    AND NOT EXISTS (SELECT 1 FROM executions x WHERE x.id = e.execution_id AND x.account_id = e.account_id AND x.refunded_credits > 0 AND x.refunded_credits >= x.settled_credits)`;
+  // An open case as the usage filter `anomaly=failed_charged_review` reads it, of a Call.
+  const open = sql`${sql.raw(IN_REVIEW)} AND e.execution_id IS NOT NULL`;
   const found = rows<{
     id: string;
     execution_id: string;

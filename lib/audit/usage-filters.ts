@@ -65,7 +65,7 @@ export const hasLedgerRow = sql.raw(HAS_LEDGER_ROW);
  * refunded in full. The event itself never changes; support refunds raise the execution's
  * `refunded_credits` (one primary-key probe).
  */
-const IN_REVIEW = `(e.charge_outcome = 'failed_charged_review' AND NOT EXISTS (
+export const IN_REVIEW = `(e.charge_outcome = 'failed_charged_review' AND NOT EXISTS (
   SELECT 1 FROM executions x WHERE x.id = e.execution_id AND x.account_id = e.account_id
      AND x.refunded_credits > 0 AND x.refunded_credits >= x.settled_credits))`;
 

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { createTestDatabase } from "../../testing/database";
 import { startTestServer, type TestServer } from "../../testing/server";
-import { bearer, seedAccount } from "../../testing/fixtures";
+import { callApi, seedAccount } from "../../testing/fixtures";
 import { rows } from "../../db/row-sql";
 import type { Database } from "../../db/types";
 
@@ -20,10 +20,7 @@ beforeAll(async () => {
   support = await seedAccount(database.db, { role: "support", name: "Support desk" });
 });
 
-async function get(path: string, token: string) {
-  const res = await fetch(`${server.url}/api/v1${path}`, { headers: bearer(token) });
-  return { status: res.status, body: (await res.json()) as ReturnType<typeof JSON.parse> };
-}
+const get = (path: string, token: string) => callApi(server.url, "GET", path, token);
 
 describe("GET /auth/account", () => {
   it("a member reads their own account: name, owners, member count", async () => {

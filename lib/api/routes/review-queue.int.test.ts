@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { createTestDatabase } from "../../testing/database";
 import { startTestServer, type TestServer } from "../../testing/server";
-import { bearer, seedAccount } from "../../testing/fixtures";
+import { callApi, seedAccount } from "../../testing/fixtures";
 import { importDemoCatalog } from "../../testing/catalog";
 import { writeReviewCase, type ReviewCase } from "../../testing/review-case";
 import { rows } from "../../db/row-sql";
@@ -15,14 +15,7 @@ let second: Awaited<ReturnType<typeof seedAccount>>;
 let support: Awaited<ReturnType<typeof seedAccount>>;
 const cases: Record<string, ReviewCase> = {};
 
-async function api(method: string, path: string, token: string, body?: unknown) {
-  const res = await fetch(`${server.url}/api/v1${path}`, {
-    method,
-    headers: { ...bearer(token), ...(body ? { "Content-Type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as ReturnType<typeof JSON.parse> };
-}
+const api = (method: string, path: string, token: string, body?: unknown) => callApi(server.url, method, path, token, body);
 
 beforeAll(async () => {
   database = await createTestDatabase();

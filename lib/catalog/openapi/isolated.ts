@@ -47,13 +47,16 @@ function workerScript(): URL | string | undefined {
   return here.endsWith(".ts") ? here.replace(/isolated\.ts$/, "convert-worker-source.mjs") : undefined;
 }
 
+/** Reads the document and converts it: the worker's whole work, and `next dev`'s in its own thread. */
+export async function readAndConvert(location: string, options: ConvertRequest["options"]): Promise<OpenApiImport> {
+  const { document, url } = await readApiDocument(location, { allowPrivateNetwork: options.allowPrivateNetwork });
+  return manifestFromOpenApi(document, { ...options, documentUrl: url });
+}
+
 /** `readApiDocument` then `manifestFromOpenApi`, in a worker thread that ends with the conversion. */
 export async function convertOpenApiInWorker(location: string, options: ConvertRequest["options"]): Promise<OpenApiImport> {
   const script = workerScript();
-  if (script === undefined) {
-    const { document, url } = await readApiDocument(location, { allowPrivateNetwork: options.allowPrivateNetwork });
-    return manifestFromOpenApi(document, { ...options, documentUrl: url });
-  }
+  if (script === undefined) return readAndConvert(location, options);
   return new Promise((resolve, reject) => {
     let answered = false;
     const worker = new Worker(/* turbopackIgnore: true */ script, { workerData: { location, options } satisfies ConvertRequest });

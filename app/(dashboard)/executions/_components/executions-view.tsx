@@ -15,7 +15,7 @@ import { LoadingBlock } from "@/components/ui/states";
 import { ApiError } from "@/lib/dashboard/api-client";
 import { fetchLookup, fetchUsage } from "@/lib/dashboard/audit-api";
 import { formatCredits, formatDateTime } from "@/lib/dashboard/format";
-import { executionHref } from "@/lib/dashboard/links";
+import { executionHref, useAccountInView } from "@/lib/dashboard/links";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 import { useUrlParams } from "@/lib/dashboard/url-state";
 import { LookupResult } from "./lookup-result";
@@ -58,7 +58,7 @@ export function ExecutionsView({ isSupport }: { isSupport: boolean }) {
   const tz = useTimeZone();
   const [params, update] = useUrlParams();
   const id = params.get("id")?.trim() ?? "";
-  const accountId = params.get("account_id")?.trim() || undefined;
+  const accountId = useAccountInView();
   const [draft, setDraft] = useState(id);
   const [accountDraft, setAccountDraft] = useState(accountId ?? "");
   const ids = { id: useId(), account: useId() };
