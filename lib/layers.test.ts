@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { builtinModules } from "node:module";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -21,6 +22,72 @@ function importsOf(file: string): string[] {
   return [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"/gms)].map(([, spec]) =>
     spec.startsWith(".") ? path.join(path.dirname(file), spec) : spec.replace(/^@\//, ""),
   );
+}
+
+
+/** Whether a file opens with the directive (after comments): "use client" marks a browser entry, "use server" an action boundary. */
+function opensWith(file: string, directive: "use client" | "use server"): boolean {
+  const text = fs.readFileSync(path.join(root, file), "utf8").replace(/^(?:\s|\/\/[^\n]*\n|\/\*[\s\S]*?\*\/)*/, "");
+  return text.startsWith(`"${directive}"`) || text.startsWith(`'${directive}'`);
+}
+
+/**
+ * The modules a file loads at run time: static imports, side-effect imports, re-exports and
+ * `import("…")`, as project paths (`lib/x/y`, unresolved) or package names. Type-only imports
+ * (`import type`, `export type`, or braces whose every name is marked `type`) are left out: the
+ * compiler erases them, so they never reach the bundle.
+ */
+function runtimeImportsOf(file: string): string[] {
+  const text = fs.readFileSync(path.join(root, file), "utf8");
+  const specs: string[] = [];
+  for (const [, clause, spec] of text.matchAll(/^(?:import|export)\b([^;]*?)\bfrom\s+["']([^"']+)["']/gm)) {
+    const names = clause.trim();
+    const braced = /^\{([\s\S]*)\}$/.exec(names)?.[1].split(",").map((n) => n.trim()).filter(Boolean);
+    if (names.startsWith("type ") || (braced?.length && braced.every((n) => n.startsWith("type ")))) continue;
+    specs.push(spec);
+  }
+  for (const [, spec] of text.matchAll(/^import\s+["']([^"']+)["']/gm)) specs.push(spec);
+  for (const [, spec] of text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)) specs.push(spec);
+  return specs.map((spec) => (spec.startsWith(".") ? path.join(path.dirname(file), spec) : spec.startsWith("@/") ? spec.slice(2) : spec));
+}
+
+/** The project file a project path names, as the bundler resolves it; undefined for a package. */
+function projectFile(mod: string): string | undefined {
+  if (!fs.existsSync(path.join(root, mod.split("/")[0]))) return undefined;
+  const found = [mod, `${mod}.ts`, `${mod}.tsx`, `${mod}/index.ts`, `${mod}/index.tsx`].find((f) => fs.statSync(path.join(root, f), { throwIfNoEntry: false })?.isFile());
+  if (!found) throw new Error(`cannot resolve ${mod}`);
+  return found;
+}
+
+/**
+ * What the browser bundle of `entries` can load: each reachable project file and package, with
+ * the chain of imports that reaches it. A "use server" module is a boundary: a client component
+ * that imports a server action gets a reference to it, not its code.
+ */
+function browserReach(entries: string[]): Map<string, string[]> {
+  const reached = new Map<string, string[]>();
+  const queue = entries.map((entry) => [entry]);
+  for (let chain = queue.shift(); chain; chain = queue.shift()) {
+    const file = chain[chain.length - 1];
+    if (reached.has(file)) continue;
+    reached.set(file, chain);
+    if (!/\.tsx?$/.test(file) || (chain.length > 1 && opensWith(file, "use server"))) continue;
+    for (const mod of runtimeImportsOf(file)) {
+      const next = projectFile(mod) ?? mod;
+      if (!reached.has(next)) queue.push([...chain, next]);
+    }
+  }
+  return reached;
+}
+
+/** Server-side code the browser must never load: the database and domain areas, next-auth's server, Node. */
+const serverOnlyAreas = ["db", "accounts", "audit", "auth", "billing", "execution", "oauth", "search", "catalog", "providers", "security", "webhooks", "dashboard-session"];
+const serverOnlyPackages = [/^next-auth(?!\/react$)(\/|$)/, /^server-only$/, /^node:/, /^pg(\/|$)/, /^@electric-sql\/pglite(\/|$)/, /^drizzle-/];
+
+function serverOnlyIn(reach: Map<string, string[]>): string[] {
+  return [...reach]
+    .filter(([mod]) => serverOnlyAreas.some((area) => mod.startsWith(`lib/${area}/`)) || serverOnlyPackages.some((p) => p.test(mod)) || builtinModules.includes(mod))
+    .map(([, chain]) => chain.join(" → "));
 }
 
 describe("layers", () => {
@@ -49,5 +116,31 @@ describe("layers", () => {
 
   it("sees the imports it checks (a file known to import the HTTP layer is found)", () => {
     expect(importsOf("lib/api/audit-route-support.ts")).toContain("lib/http/context");
+  });
+
+  const browserEntries = ["app", "components"].flatMap((dir) => sources(dir)).filter((file) => opensWith(file, "use client"));
+
+  it("the browser bundle loads neither the database, the domain areas, the dashboard's session code nor server packages", () => {
+    expect(browserEntries.length).toBeGreaterThan(20);
+    expect(serverOnlyIn(browserReach(browserEntries))).toEqual([]);
+  });
+
+  it("sees what the browser would load: server code used as an entry is caught through @/ and relative imports; type-only imports are not followed", () => {
+    const reach = browserReach(browserEntries);
+    expect(reach.get("lib/dashboard/api-client.ts")?.[0]).toMatch(/^(app|components)\//);
+    const caught = serverOnlyIn(browserReach(["app/(dashboard)/layout.tsx"]));
+    expect(caught).toContain("app/(dashboard)/layout.tsx → lib/dashboard-session/session.ts");
+    expect(caught).toContain("app/(dashboard)/layout.tsx → lib/dashboard-session/session.ts → next-auth");
+    expect(caught.some((c) => c.endsWith("→ lib/db/index.ts"))).toBe(true);
+    expect(caught.some((c) => c.endsWith("→ drizzle-orm"))).toBe(true);
+    expect(serverOnlyIn(new Map([["node:fs", ["node:fs"]], ["crypto", ["crypto"]], ["server-only", ["server-only"]], ["next-auth/react", ["next-auth/react"]]]))).toEqual(["node:fs", "crypto", "server-only"]);
+    // next-auth.d.ts takes next-auth's types only: erased, so not followed.
+    expect(runtimeImportsOf("lib/dashboard-session/next-auth.d.ts")).toEqual([]);
+  });
+
+  it("closed vocabularies import nothing, so the schema, the API and the browser may all take them", () => {
+    const vocab = sources("lib/vocab");
+    expect(vocab).toContain("lib/vocab/roles.ts");
+    expect(vocab.flatMap((file) => importsOf(file).map((m) => `${file} → ${m}`))).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import { getDatabase } from "@/lib/db";
 import { listMemberships } from "@/lib/accounts/members";
 import { mustEnrol } from "@/lib/accounts/two-factor";
-import { requireDashboardUser } from "@/lib/dashboard/session";
+import { requireDashboardUser } from "@/lib/dashboard-session/session";
 import { AppShell } from "@/components/shell/app-shell";
 import { SecurityView } from "./security/_components/security-view";
 

@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import { env } from "@/lib/env";
 import { translator } from "@/lib/dashboard/i18n";
 import { getRequestLocale } from "@/lib/dashboard/locale-server";
-import { getDashboardUser } from "@/lib/dashboard/session";
+import { getDashboardUser } from "@/lib/dashboard-session/session";
 import { DEMO_USER } from "@/lib/seed/seed-demo";
 import { LanguageSwitcher } from "@/components/i18n/language-switcher";
 import { Logo } from "@/components/ui/logo";

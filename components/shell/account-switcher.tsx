@@ -2,7 +2,7 @@
 
 import { useEffect, useId, useRef, useState } from "react";
 import { useSession } from "next-auth/react";
-import type { UserRole } from "@/lib/auth/roles";
+import type { UserRole } from "@/lib/vocab/roles";
 import { clearAccessToken } from "@/lib/dashboard/api-client";
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { CheckIcon, ChevronDownIcon } from "@/components/ui/action-icons";

@@ -4,7 +4,7 @@ import { Suspense, useEffect, useId, useState, type ReactNode } from "react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
-import type { UserRole } from "@/lib/auth/roles";
+import type { UserRole } from "@/lib/vocab/roles";
 import { clearAccessToken } from "@/lib/dashboard/api-client";
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { LanguageSwitcher } from "@/components/i18n/language-switcher";

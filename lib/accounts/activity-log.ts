@@ -5,7 +5,7 @@ import { invalidInput } from "../errors";
 import { decodeCursor, encodeCursor } from "../audit/cursor";
 import { parseDateParam, resolveTimeZone } from "../audit/time-window";
 import { type Cell, keysetCsvStream } from "../audit/csv";
-import type { ActivityAction, ActorType } from "./activity-vocab";
+import type { ActivityAction, ActorType } from "../vocab/activity";
 
 /**
  * Reading the account activity log: newest first, filtered, paged by a keyset cursor on the

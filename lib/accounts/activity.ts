@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { newId } from "../ids";
-import type { ActivityAction, ActorType } from "./activity-vocab";
+import type { ActivityAction, ActorType } from "../vocab/activity";
 
 /**
  * The account activity log (issue 43): who changed what in an account, when, from where. Every
@@ -12,7 +12,7 @@ import type { ActivityAction, ActorType } from "./activity-vocab";
  * entry's content), which `audit verify` re-computes.
  */
 
-export { actorTypes, activityActions, type ActorType, type ActivityAction } from "./activity-vocab";
+export { actorTypes, activityActions, type ActorType, type ActivityAction } from "../vocab/activity";
 
 /** Who acted: a dashboard user (or their API token), an API key, the operator's CLI, a support user, or Tollgate itself. */
 export interface Actor {

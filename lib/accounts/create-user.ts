@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { accounts, users } from "../db/schema";
-import type { UserRole } from "../auth/roles";
+import type { UserRole } from "../vocab/roles";
 import type { Db } from "../db/types";
 import { DomainError, invalidInput, notFound } from "../errors";
 import { newId } from "../ids";

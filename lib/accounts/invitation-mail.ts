@@ -5,7 +5,7 @@ import type { Db } from "../db/types";
 import { inviteMember } from "./members";
 import type { Actor } from "./activity";
 import { type MailOutcome, sendMail } from "../mail/send";
-import type { UserRole } from "../auth/roles";
+import type { UserRole } from "../vocab/roles";
 
 /** The page an invitation link opens: the token is the proof, shown once. */
 export function invitationUrl(token: string): string {

@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { accountInvitations, accountMembers, accounts, apiKeys, users } from "../db/schema";
-import type { UserRole } from "../auth/roles";
+import type { UserRole } from "../vocab/roles";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { DomainError, forbidden, invalidInput, notFound } from "../errors";

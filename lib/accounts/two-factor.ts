@@ -78,7 +78,7 @@ export async function mustEnrol(db: Db, userId: string, accountId: string): Prom
 }
 
 // Wrong codes at the API's confirm and disable, per user: the dashboard's sign-in has its own
-// throttle (lib/dashboard/login-throttle.ts), this one stops a token holder guessing codes.
+// throttle (lib/dashboard-session/login-throttle.ts), this one stops a token holder guessing codes.
 const CODE_FAILURES = { points: 10, durationSeconds: 15 * 60 };
 const codeFailures = new RateLimiterMemory({ keyPrefix: "two_factor_code", points: CODE_FAILURES.points, duration: CODE_FAILURES.durationSeconds, blockDuration: CODE_FAILURES.durationSeconds });
 

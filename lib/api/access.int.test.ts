@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from "../testing/server";
 import { bearer, seedAccount } from "../testing/fixtures";
 import { importDemoCatalog } from "../testing/catalog";
 import { issueAccessToken } from "../auth/jwt";
-import type { UserRole } from "../auth/roles";
+import type { UserRole } from "../vocab/roles";
 import { ALL_SCOPES, formatScope } from "../oauth/scopes";
 import type { Credential } from "../http/auth";
 import type { Database } from "../db/types";

@@ -7,7 +7,7 @@ import { forbidden, unauthorized } from "../errors";
 import { JWT_ALG, currentSigningKey, verificationKey } from "./signing-keys";
 import { apiAudience, issuer } from "./issuer";
 import { randomToken } from "./secrets";
-import type { UserRole } from "./roles";
+import type { UserRole } from "../vocab/roles";
 import { ALL_SCOPES, formatScope } from "../oauth/scopes";
 
 export type TokenUse = "access" | "delegation";

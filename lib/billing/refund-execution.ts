@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/types";
-import type { UserRole } from "../auth/roles";
+import type { UserRole } from "../vocab/roles";
 import { rows } from "../db/row-sql";
 import { DomainError, forbidden, invalidInput, notFound } from "../errors";
 import { newId } from "../ids";

@@ -15,7 +15,7 @@ import { loadManifestFile } from "../catalog/load";
 import { manifestFromMcpServer } from "../catalog/mcp-import";
 import { createOAuthClient } from "../oauth/create-client";
 import { ALL_SCOPES, formatScope, isScope } from "../oauth/scopes";
-import { userRoles, type UserRole } from "../auth/roles";
+import { userRoles, type UserRole } from "../vocab/roles";
 import { DEFAULT_GRACE_SECONDS, verifyLedger } from "../audit/verify";
 import { OPERATOR } from "../accounts/activity";
 

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { Db } from "../db/types";
 import { authenticateApiKey, looksLikeApiKey } from "../auth/api-keys";
 import { looksLikeJwt, verifyAccessToken } from "../auth/jwt";
-import type { UserRole } from "../auth/roles";
+import type { UserRole } from "../vocab/roles";
 import { DomainError, forbidden } from "../errors";
 import { grantsAnyScope, type Scope } from "../oauth/scopes";
 import type { ApiEnv } from "./context";

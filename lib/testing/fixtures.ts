@@ -3,7 +3,7 @@ import { createUser } from "../accounts/create-user";
 import { createApiKey } from "../auth/api-keys";
 import { DEFAULT_SCOPE, issueAccessToken } from "../auth/jwt";
 import type { Db } from "../db/types";
-import type { UserRole } from "../auth/roles";
+import type { UserRole } from "../vocab/roles";
 
 let counter = 0;
 

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import type { Translate } from "@/lib/dashboard/i18n";
-import type { AuthorizingUser } from "@/lib/dashboard/authorize-session";
+import type { AuthorizingUser } from "@/lib/dashboard-session/authorize-session";
 import { isScope } from "@/lib/oauth/scopes";
 
 function CheckIcon() {

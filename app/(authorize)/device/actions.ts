@@ -2,7 +2,7 @@
 
 import { redirect } from "next/navigation";
 import { getDatabase } from "@/lib/db";
-import { requireAuthorizingUser } from "@/lib/dashboard/authorize-session";
+import { requireAuthorizingUser } from "@/lib/dashboard-session/authorize-session";
 import { decideDeviceAuthorization } from "@/lib/oauth/device";
 import { UserCodeThrottledError } from "@/lib/oauth/user-code-throttle";
 

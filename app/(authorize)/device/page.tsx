@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { getDatabase } from "@/lib/db";
 import { translator, type Translate } from "@/lib/dashboard/i18n";
 import { getRequestLocale } from "@/lib/dashboard/locale-server";
-import { requireAuthorizingUser } from "@/lib/dashboard/authorize-session";
+import { requireAuthorizingUser } from "@/lib/dashboard-session/authorize-session";
 import { formatWait } from "@/lib/dashboard/format";
 import { findPendingDeviceAuthorization, type PendingDeviceAuthorization } from "@/lib/oauth/device";
 import { UserCodeThrottledError } from "@/lib/oauth/user-code-throttle";

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { translator } from "@/lib/dashboard/i18n";
 import { getRequestLocale } from "@/lib/dashboard/locale-server";
-import { requireDashboardUser } from "@/lib/dashboard/session";
+import { requireDashboardUser } from "@/lib/dashboard-session/session";
 import { PageHeader } from "@/components/ui/page-header";
 import { BudgetsSection } from "./_components/budgets-section";
 import { AlertSettingsForm } from "./_components/alert-settings-form";

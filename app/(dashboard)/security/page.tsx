@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { translator } from "@/lib/dashboard/i18n";
 import { getRequestLocale } from "@/lib/dashboard/locale-server";
-import { requireDashboardUser } from "@/lib/dashboard/session";
+import { requireDashboardUser } from "@/lib/dashboard-session/session";
 import { SecurityView } from "./_components/security-view";
 
 export const dynamic = "force-dynamic";

@@ -4,7 +4,7 @@ import { headers } from "next/headers";
 import { z } from "zod";
 import { getDatabase } from "@/lib/db";
 import { acceptInvitation, describeInvitation, touchSignIn } from "@/lib/accounts/members";
-import { loginThrottle } from "@/lib/dashboard/login-throttle";
+import { loginThrottle } from "@/lib/dashboard-session/login-throttle";
 import { DomainError } from "@/lib/errors";
 import { stampedClientAddress } from "@/lib/http/client-address";
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { userRoles } from "../../auth/roles";
-import { activityActions, actorTypes } from "../../accounts/activity-vocab";
+import { userRoles } from "../../vocab/roles";
+import { activityActions, actorTypes } from "../../vocab/activity";
 import { TZ_DESCRIPTION } from "../../audit/query-schemas";
 import { PublicApiErrorSchema } from "../../http/schemas";
 

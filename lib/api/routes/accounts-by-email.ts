@@ -5,7 +5,7 @@ import type { ApiApp } from "../../http/context";
 import { apiOk } from "../../http/responses";
 import { apiResponse } from "../../http/schemas";
 import { rows } from "../../db/row-sql";
-import { userRoles } from "../../auth/roles";
+import { userRoles } from "../../vocab/roles";
 import { EXTENSION, auditErrorResponses, logCrossAccountRead } from "../audit-route-support";
 
 const Query = z.object({

@@ -12,7 +12,7 @@ import { DEFAULT_SCOPE, issueAccessToken } from "../../auth/jwt";
 import { accountActivity, userRecoveryCodes, userTotp } from "../../db/schema";
 import type { Db } from "../../db/types";
 import { setDatabase } from "../../db";
-import { authorizeCredentials } from "../../dashboard/auth-options";
+import { authorizeCredentials } from "../../dashboard-session/auth-options";
 
 type Seeded = Awaited<ReturnType<typeof seedAccount>>;
 

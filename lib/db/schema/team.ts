@@ -1,6 +1,6 @@
 
 import { bigint, index, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
-import { userRoles } from "../../auth/roles";
+import { userRoles } from "../../vocab/roles";
 import { accounts } from "./accounts";
 import { createdAt, tsz } from "./columns";
 import { users } from "./users";

@@ -1,7 +1,7 @@
 import { index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
 import { createdAt } from "./columns";
-import { userRoles } from "../../auth/roles";
+import { userRoles } from "../../vocab/roles";
 
 export const users = pgTable(
   "users",

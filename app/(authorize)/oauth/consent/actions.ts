@@ -2,7 +2,7 @@
 
 import { redirect } from "next/navigation";
 import { getDatabase } from "@/lib/db";
-import { requireAuthorizingUser } from "@/lib/dashboard/authorize-session";
+import { requireAuthorizingUser } from "@/lib/dashboard-session/authorize-session";
 import { approveAuthorizationRequest, consentPagePath, denyAuthorizationRequest, validateAuthorizationRequest } from "@/lib/oauth/authorize";
 import { authorizationParams } from "./params";
 

@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import { getDatabase } from "@/lib/db";
 import { translator } from "@/lib/dashboard/i18n";
 import { getRequestLocale } from "@/lib/dashboard/locale-server";
-import { requireAuthorizingUser } from "@/lib/dashboard/authorize-session";
+import { requireAuthorizingUser } from "@/lib/dashboard-session/authorize-session";
 import { consentPagePath, validateAuthorizationRequest } from "@/lib/oauth/authorize";
 import { Card } from "@/components/ui/card";
 import { DecisionButtons } from "../../_components/decision-buttons";

@@ -10,7 +10,7 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { ErrorState } from "@/components/ui/error-state";
 import { EmptyState, LoadingBlock } from "@/components/ui/states";
-import { activityActions, actorTypes } from "@/lib/accounts/activity-vocab";
+import { activityActions, actorTypes } from "@/lib/vocab/activity";
 import { downloadCsv } from "@/lib/dashboard/audit-api";
 import { resolveRange } from "@/lib/dashboard/date-range";
 import { activityQueryKey, fetchActivity, type ActivityFilter } from "@/lib/dashboard/team";

@@ -1,4 +1,4 @@
-import { requireDashboardUser } from "@/lib/dashboard/session";
+import { requireDashboardUser } from "@/lib/dashboard-session/session";
 import { BudgetsPanel } from "./budgets-panel";
 
 /** The Budgets part of "Budgets & alerts": every role sees the budgets; only the owner changes them (the API enforces it too). */

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { Suspense } from "react";
 import { translator } from "@/lib/dashboard/i18n";
 import { getRequestLocale } from "@/lib/dashboard/locale-server";
-import { requireDashboardUser } from "@/lib/dashboard/session";
+import { requireDashboardUser } from "@/lib/dashboard-session/session";
 import { PageHeader } from "@/components/ui/page-header";
 import { RunView } from "./_components/run-view";
 

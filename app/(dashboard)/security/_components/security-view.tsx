@@ -1,6 +1,6 @@
 import { translator } from "@/lib/dashboard/i18n";
 import { getRequestLocale } from "@/lib/dashboard/locale-server";
-import type { DashboardUser } from "@/lib/dashboard/session";
+import type { DashboardUser } from "@/lib/dashboard-session/session";
 import { PageHeader } from "@/components/ui/page-header";
 import { TwoFactorPanel } from "./two-factor-panel";
 import { RequireTwoFactor } from "./require-two-factor";

@@ -1,7 +1,7 @@
 // /api/auth/* — next-auth (dashboard sign-in, sign-out, session, CSRF)
 import type { NextRequest } from "next/server";
 import NextAuth from "next-auth";
-import { buildAuthOptions } from "@/lib/dashboard/auth-options";
+import { buildAuthOptions } from "@/lib/dashboard-session/auth-options";
 
 // The options need the database (secret, users): build them per request, never at build time.
 export const dynamic = "force-dynamic";

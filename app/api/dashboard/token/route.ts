@@ -5,7 +5,7 @@ import { getDatabase } from "@/lib/db";
 import { getMembership } from "@/lib/accounts/members";
 import { DEFAULT_SCOPE, issueAccessToken } from "@/lib/auth/jwt";
 import { DomainError } from "@/lib/errors";
-import { getDashboardSecret } from "@/lib/dashboard/auth-secret";
+import { getDashboardSecret } from "@/lib/dashboard-session/auth-secret";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 // What a dashboard session carries, so session and token fields are typed everywhere.
 import type { DefaultSession } from "next-auth";
-import type { UserRole } from "../auth/roles";
+import type { UserRole } from "../vocab/roles";
 
 declare module "next-auth" {
   interface User {

@@ -11,7 +11,7 @@ import { verifyPassword } from "../auth/passwords";
 import { stampedClientAddress } from "../http/client-address";
 import { getDashboardSecret } from "./auth-secret";
 import { loginThrottle } from "./login-throttle";
-import { TWO_FACTOR_INVALID, TWO_FACTOR_REQUIRED, loginThrottledError } from "./login-errors";
+import { TWO_FACTOR_INVALID, TWO_FACTOR_REQUIRED, loginThrottledError } from "../dashboard/login-errors";
 
 const SESSION_MAX_AGE_SECONDS = 7 * 24 * 60 * 60;
 
