@@ -153,7 +153,7 @@ test.describe("the main path", () => {
       await page.getByLabel(/^years/).fill("");
       await page.getByLabel(/^principal/).fill("lots");
       await page.getByRole("button", { name: "Probe" }).click();
-      await expect(page.getByTestId("probe-verdict")).toContainText("2 problem(s)");
+      await expect(page.getByTestId("probe-verdict")).toContainText("2 problems");
       await expect(page.getByTestId("field-years").getByTestId("field-error")).toContainText('missing required parameter "years"');
       await expect(page.getByTestId("field-principal").getByTestId("field-error")).toContainText("must be a number");
       await screenshotBoth(page, "console-probe-invalid");

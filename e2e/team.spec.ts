@@ -145,7 +145,7 @@ test("an owner invites a member who joins through the link and creates a key; Ac
   const memberToken = await accessToken(memberPage);
   await page.getByRole("button", { name: `Remove ${joiner.email}` }).click();
   const removeDialog = page.getByTestId("remove-member-dialog");
-  await expect(removeDialog).toContainText("1 API key(s) they created stay with the account");
+  await expect(removeDialog).toContainText("The API key they created stays with the account");
   await removeDialog.getByRole("button", { name: "Remove member" }).click();
   const removed = page.getByTestId("member-removed");
   await expect(removed).toContainText(`${joiner.email} was removed`);

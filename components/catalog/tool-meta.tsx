@@ -13,22 +13,22 @@ export function usePriceText() {
   return (rule: BillingRule | undefined): string => {
     if (!rule || rule.unit === "free" || rule.amount_credits === 0) return t("price.free");
     const amount = formatCredits(rule.amount_credits, locale);
-    if (rule.unit === "call") return t(rule.amount_credits === 1 ? "price.perCallOne" : "price.perCall", { amount });
+    if (rule.unit === "call") return t("price.perCall", { amount, n: rule.amount_credits });
     const size = rule.unit_size && rule.unit_size > 1 ? `${formatCredits(rule.unit_size, locale)} ` : "";
     const param = rule.quantity_param ?? "";
     let text: string;
     switch (rule.quantity_from) {
       case "param_length":
-        text = t("price.perLength", { amount, size, param });
+        text = t("price.perLength", { amount, n: rule.amount_credits, size, param });
         break;
       case "param_value":
-        text = t("price.perValue", { amount, size, param });
+        text = t("price.perValue", { amount, n: rule.amount_credits, size, param });
         break;
       case "result_items":
-        text = t("price.perResultItem", { amount, size });
+        text = t("price.perResultItem", { amount, n: rule.amount_credits, size });
         break;
       default:
-        text = t("price.perUnit", { amount });
+        text = t("price.perUnit", { amount, n: rule.amount_credits });
     }
     return rule.max_units ? `${text} ${t("price.upTo", { units: formatCredits(rule.max_units, locale) })}` : text;
   };

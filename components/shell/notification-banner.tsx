@@ -26,7 +26,7 @@ export function NotificationBanner() {
     <div role="status" data-testid="unread-banner" className="mb-6 flex flex-col gap-2 rounded-lg border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900 sm:flex-row sm:items-center sm:justify-between">
       <p className="flex items-start gap-2">
         <BellIcon className="mt-0.5 shrink-0 text-amber-600" width={18} height={18} />
-        {unread === 1 ? t("banner.unreadOne") : t("banner.unread", { count: unread })}
+        {t("banner.unread", { count: unread })}
       </p>
       <Link href={`${PAGE}#notifications`} className="shrink-0 font-medium text-amber-900 underline underline-offset-2 hover:text-amber-700">
         {t("banner.view")}

@@ -61,7 +61,7 @@ function Node({ name, value, depth, last }: { name?: string | number; value: unk
         <span className="text-zinc-500">{open}</span>
         <span className="text-zinc-400 group-open:hidden">
           {" "}
-          {entries.length === 1 ? t(isArray ? "json.item" : "json.key") : t(isArray ? "json.items" : "json.keys", { count: entries.length })} {close}
+          {t(isArray ? "json.items" : "json.keys", { count: entries.length })} {close}
           {comma}
         </span>
       </summary>

@@ -105,5 +105,5 @@ export function shortId(id: string | null | undefined, keep = 8): string {
 /** "1 credit", "2.5 credits" ("1 积分"). */
 export function formatCreditsUnit(value: number | null | undefined, locale: Locale, t: Translate): string {
   if (value === null || value === undefined) return "—";
-  return `${formatCredits(value, locale)} ${t(value === 1 ? "common.credit" : "common.credits")}`;
+  return t("common.creditAmount", { amount: formatCredits(value, locale), n: value });
 }

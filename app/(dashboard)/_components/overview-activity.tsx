@@ -33,7 +33,7 @@ function SpendCard({ label, days, timeZone, today }: { label: string; days: numb
         {spent.isPending ? "…" : spent.isError ? "—" : formatCredits(spent.data.credits_spent, locale)}
       </p>
       <p className="mt-1 text-xs text-zinc-400">
-        {spent.isSuccess ? t(spent.data.charged_event_count === 1 ? "overview.spentEvent" : "overview.spentEvents", { count: formatCount(spent.data.charged_event_count, locale) }) : spent.isError ? spent.error.message : "\u00a0"}
+        {spent.isSuccess ? t("overview.spentEvents", { count: spent.data.charged_event_count, n: spent.data.credits_spent }) : spent.isError ? spent.error.message : "\u00a0"}
       </p>
     </Card>
   );
@@ -79,7 +79,7 @@ function ReconciliationBadge({ usage, ledger, expired, readiness }: { usage: Usa
         </p>
       )}
       <p className="mt-2 text-xs text-zinc-500">{t("overview.reconNote")}</p>
-      {expired > EPSILON && <p className="mt-1 text-xs text-zinc-500">{t("overview.reconExpired", { credits: fmt(expired) })}</p>}
+      {expired > EPSILON && <p className="mt-1 text-xs text-zinc-500">{t("overview.reconExpired", { credits: fmt(expired), n: expired })}</p>}
     </Card>
   );
 }

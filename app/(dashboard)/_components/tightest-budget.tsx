@@ -27,7 +27,7 @@ export function TightestBudget() {
           <p className="truncate text-base font-semibold text-zinc-900">{scopeLabel(tightest)}</p>
         </div>
         <Link href="/budgets" className="text-sm font-medium text-indigo-600 hover:text-indigo-500">
-          {all.length > 1 ? t("overview.allBudgets", { count: String(all.length) }) : t("overview.manageBudgets")}
+          {all.length > 1 ? t("overview.allBudgets", { count: all.length }) : t("overview.manageBudgets")}
         </Link>
       </div>
       <BudgetMeter budget={tightest} timeZone={tz.timeZone} />

@@ -87,7 +87,7 @@ function ExpirationsCard() {
             {t("expiring.title")}
           </h2>
           <p className="text-sm font-medium tabular-nums text-amber-700" data-testid="expiring-total">
-            {t("expiring.total", { credits: formatCredits(total, locale) })}
+            {t("expiring.total", { credits: formatCredits(total, locale), n: total })}
           </p>
         </div>
         <p className="mt-1 text-xs text-zinc-500">{t("expiring.hint", { tz: tz.timeZone })}</p>
@@ -97,7 +97,7 @@ function ExpirationsCard() {
           ))}
         </ol>
         {(hidden > 0 || has_more) && (
-          <p className="mt-2 text-xs text-zinc-500">{t("expiring.more", { count: has_more ? `${Math.max(hidden, 0)}+` : hidden })}</p>
+          <p className="mt-2 text-xs text-zinc-500">{has_more ? t("expiring.moreAtLeast", { count: Math.max(hidden, 0) }) : t("expiring.more", { count: hidden })}</p>
         )}
       </Card>
     </section>

@@ -33,7 +33,7 @@ export function BudgetMeter({ budget, timeZone }: { budget: BudgetItem; timeZone
         aria-valuemin={0}
         aria-valuemax={100}
         aria-valuenow={Math.min(100, budget.used_percent)}
-        aria-label={t("budgets.usedOf", { used: formatCredits(budget.spent_credits + budget.reserved_credits, locale), limit: formatCredits(limit, locale) })}
+        aria-label={t("budgets.usedOf", { used: formatCredits(budget.spent_credits + budget.reserved_credits, locale), limit: formatCredits(limit, locale), n: limit })}
         data-testid="budget-meter"
       >
         <div className={`${bar[tone]} h-full`} style={{ width: `${spentPct}%` }} />

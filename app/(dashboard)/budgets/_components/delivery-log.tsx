@@ -42,7 +42,7 @@ function DeliveryItem({ delivery, canEdit }: { delivery: WebhookDelivery; canEdi
             </span>
           </div>
           <p className="text-xs text-zinc-500">
-            <span className="tabular-nums">{formatDateTime(delivery.created_at, tz.timeZone)}</span> · {delivery.attempts === 1 ? t("webhooks.attemptOne") : t("webhooks.attemptCount", { count: delivery.attempts })}
+            <span className="tabular-nums">{formatDateTime(delivery.created_at, tz.timeZone)}</span> · {t("webhooks.attemptCount", { count: delivery.attempts })}
             {delivery.next_attempt_at && <> · {t("webhooks.nextAttempt", { time: formatDateTime(delivery.next_attempt_at, tz.timeZone) })}</>}
           </p>
           <p className="break-all font-mono text-[11px] text-zinc-400" data-testid="delivery-id">

@@ -22,17 +22,17 @@ function describe(n: NotificationItem, t: Translate, locale: Locale, timeZone: s
   const p = n.payload;
   const credits = (v: unknown) => formatCredits(Number(v), locale);
   if (n.kind === "low_balance" && p.balance_credits !== undefined && p.threshold_credits !== undefined) {
-    return t("notifications.text.low_balance", { balance: credits(p.balance_credits), threshold: credits(p.threshold_credits) });
+    return t("notifications.text.low_balance", { balance: credits(p.balance_credits), threshold: credits(p.threshold_credits), n: Number(p.balance_credits) });
   }
   if (n.kind === "budget_threshold" && p.percent !== undefined && p.limit_credits !== undefined && p.spent_credits !== undefined) {
-    return t("notifications.text.budget_threshold", { percent: String(p.percent), spent: credits(p.spent_credits), limit: credits(p.limit_credits) });
+    return t("notifications.text.budget_threshold", { percent: String(p.percent), spent: credits(p.spent_credits), limit: credits(p.limit_credits), n: Number(p.limit_credits) });
   }
   if (n.kind === "budget_refusing" && p.limit_credits !== undefined && p.needed_credits !== undefined) {
     const unit = (v: unknown) => formatCreditsUnit(Number(v), locale, t);
     return t("notifications.text.budget_refusing", { limit: unit(p.limit_credits), needed: unit(p.needed_credits) });
   }
   if (n.kind === "credits_expiring" && p.remaining_credits !== undefined && p.amount_credits !== undefined && typeof p.expires_at === "string") {
-    return t("notifications.text.credits_expiring", { remaining: credits(p.remaining_credits), amount: credits(p.amount_credits), time: formatDateTime(p.expires_at, timeZone, { seconds: false }) });
+    return t("notifications.text.credits_expiring", { remaining: credits(p.remaining_credits), n: Number(p.remaining_credits), amount: credits(p.amount_credits), time: formatDateTime(p.expires_at, timeZone, { seconds: false }) });
   }
   if (n.kind === "webhook_test") return t("notifications.text.webhook_test");
   return Object.entries(p)

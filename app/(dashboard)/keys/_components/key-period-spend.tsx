@@ -72,7 +72,7 @@ export function KeyPeriodSpendCell({ apiKeyId, spend, timeZone }: { apiKeyId: st
           aria-valuemin={0}
           aria-valuemax={100}
           aria-valuenow={Math.min(100, budget.used_percent)}
-          aria-label={t("budgets.usedOf", { used: formatCredits(budget.spent_credits + budget.reserved_credits, locale), limit: formatCredits(limit, locale) })}
+          aria-label={t("budgets.usedOf", { used: formatCredits(budget.spent_credits + budget.reserved_credits, locale), limit: formatCredits(limit, locale), n: limit })}
         >
           <div className={`${tone} h-full`} style={{ width: `${spentPct}%` }} />
           <div className={`${tone} h-full opacity-40`} style={{ width: `${heldPct}%` }} />

@@ -121,7 +121,7 @@ export function PlaygroundView({ userId, accountId }: { userId: string; accountI
           <div className="space-y-3">
             <div className="flex flex-col gap-1 text-xs text-zinc-500 sm:flex-row sm:items-center sm:justify-between">
               <p data-testid="search-summary">
-                {t("playground.summary", { total: formatCount(search.data.total, locale), ms: formatDuration(search.data.elapsed_time_ms, locale) })}
+                {t("playground.summary", { total: search.data.total, ms: formatDuration(search.data.elapsed_time_ms, locale) })}
               </p>
               <p className="flex min-w-0 items-center gap-1">
                 <span className="shrink-0">search_id</span>

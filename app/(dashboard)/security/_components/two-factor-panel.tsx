@@ -149,7 +149,7 @@ function StatusLine({ status }: { status: TwoFactorStatus }) {
     <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-sm text-zinc-600" data-testid="two-factor-status">
       <Badge tone={status.enabled ? "green" : "neutral"}>{status.enabled ? t("twoFactor.statusOn") : t("twoFactor.statusOff")}</Badge>
       {status.enabled && status.enabled_at && <span>{t("twoFactor.onSince", { date: formatDateTime(status.enabled_at, timeZone, { seconds: false }) })}</span>}
-      {status.enabled && <span>{t("twoFactor.recoveryLeft", { count: formatCount(status.recovery_codes_remaining, locale) })}</span>}
+      {status.enabled && <span>{t("twoFactor.recoveryLeft", { count: status.recovery_codes_remaining })}</span>}
     </div>
   );
 }

@@ -47,7 +47,7 @@ export function StatementList({ isSupport }: { isSupport: boolean }) {
                     {formatDateTime(m.period_start, list.data.time_zone, { seconds: false }).slice(0, 10)} – {formatDateTime(new Date(new Date(m.period_end).getTime() - 1).toISOString(), list.data.time_zone, { seconds: false }).slice(0, 10)}
                   </td>
                   <td className="px-4 py-3">
-                    <Badge tone={m.status === "final" ? "green" : "amber"}>{m.status === "final" ? t("statements.final") : t("statements.open")}</Badge>
+                    <Badge tone={m.status === "final" ? "green" : "amber"}>{m.status === "final" ? t("statements.final") : t("statements.openStatus")}</Badge>
                   </td>
                   <td className="hidden px-4 py-3 font-mono text-xs text-zinc-500 md:table-cell">{m.content_hash ? `${m.content_hash.slice(0, 16)}…` : "—"}</td>
                 </tr>

@@ -106,7 +106,7 @@ function Balances({ s, t, fmt }: { s: CreditStatement; t: Translate; fmt: (v: nu
         <table className="w-full text-sm print:text-[10px]">
           <thead className="border-b border-zinc-200 text-xs text-zinc-500 print:text-[9px]">
             <tr>
-              <th className={`${th} text-left`}>{t("statements.kind")}</th>
+              <th className={`${th} text-left`}>{t("statements.kindHeader")}</th>
               {KINDS.map((kind) => (
                 <th key={kind} className={`${th} text-right sm:w-28`}>
                   {t(`statements.kind.${kind}`)}
@@ -160,7 +160,7 @@ function Reconciliation({ s, t, fmt }: { s: CreditStatement; t: Translate; fmt: 
         </tbody>
       </table>
       <p className={`mt-2 text-sm font-medium print:mt-1 print:text-[10px] ${r.reconciled ? "text-emerald-800" : "text-red-800"}`} data-testid="statement-verdict">
-        {r.reconciled ? `✓ ${t("statements.reconciled")}` : t("statements.notReconciled", { difference: fmt(r.difference_credits) })}
+        {r.reconciled ? `✓ ${t("statements.reconciled")}` : t("statements.notReconciled", { difference: fmt(r.difference_credits), n: Math.abs(Number(r.difference_credits)) })}
       </p>
       {r.problems.length > 0 && (
         <ul className="mt-1 space-y-0.5 text-xs print:text-[9px]" data-testid="statement-problems">
@@ -206,7 +206,7 @@ function StatementDocument({ s }: { s: CreditStatement }) {
             {t("statements.docTitle")} — {monthLabel(s.month, locale)}
           </h2>
         </div>
-        <Badge tone={s.final ? "green" : "amber"}>{s.final ? t("statements.final") : t("statements.open")}</Badge>
+        <Badge tone={s.final ? "green" : "amber"}>{s.final ? t("statements.final") : t("statements.openStatus")}</Badge>
       </header>
       <dl className="grid grid-cols-2 gap-x-6 gap-y-2 sm:grid-cols-4 print:grid-cols-4 print:gap-y-1">
         <Field label={t("statements.account")} testId="statement-account">
@@ -234,7 +234,7 @@ function StatementDocument({ s }: { s: CreditStatement }) {
 
       <footer className="space-y-1 border-t border-zinc-200 pt-3 text-xs text-zinc-600 print:pt-2 print:text-[9px]">
         <p>
-          {s.first_seq === null ? t("statements.noRows") : t("statements.ledgerRows", { first: s.first_seq, last: s.last_seq ?? s.first_seq, count: formatCount(s.entry_count, locale) })}{" "}
+          {s.first_seq === null ? t("statements.noRows") : t("statements.ledgerRows", { first: s.first_seq, last: s.last_seq ?? s.first_seq, count: s.entry_count })}{" "}
           {t("statements.amountsNote", { tz: s.time_zone })}
         </p>
         <p>
