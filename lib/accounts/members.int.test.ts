@@ -7,6 +7,7 @@ import type { Database } from "../db/types";
 import { verifyLedger } from "../audit/verify";
 import { issueAccessToken, verifyAccessToken } from "../auth/jwt";
 import { recordActivity } from "./activity";
+import { createUser } from "./create-user";
 import { acceptInvitation, changeMemberRole, describeInvitation, getMembership, inviteMember, listMembers, listMemberships, removeMember, revokeInvitation } from "./members";
 
 let database: Database;
@@ -94,6 +95,51 @@ describe("members and invitations", () => {
     ]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     expect((await listMembers(database.db, acct.accountId)).filter((m) => m.role === "owner")).toHaveLength(1);
+  });
+});
+
+describe("separation of duties: support staff are never members of a customer account", () => {
+  it("a support user cannot be invited, cannot join by an older link, and cannot be added by the operator", async () => {
+    const support = await seedAccount(database.db, { role: "support" });
+    // Invited by an owner (API, dashboard and CLI all call inviteMember): refused, whatever the role.
+    for (const role of ["owner", "member"] as const) {
+      await expect(inviteMember(database.db, { accountId: owner.accountId, email: support.email, role, invitedBy: owner.userId, actor: asOwner() })).rejects.toMatchObject({
+        code: "conflict",
+        message: expect.stringMatching(/support users are never members of a customer account/),
+      });
+    }
+    // A link sent before the user became support staff: accepting it is refused, and nothing changes.
+    const later = await seedAccount(database.db);
+    const { token } = await inviteMember(database.db, { accountId: owner.accountId, email: later.email, role: "owner", invitedBy: owner.userId, actor: asOwner() });
+    await database.db.execute(sql`UPDATE account_members SET role = 'support' WHERE user_id = ${later.userId}`);
+    await expect(acceptInvitation(database.db, { token, password: "correct horse battery" })).rejects.toMatchObject({ code: "conflict" });
+    expect((await describeInvitation(database.db, token)).status).toBe("pending");
+    await expect(getMembership(database.db, later.userId, owner.accountId)).rejects.toMatchObject({ code: "not_found" });
+    // The operator: a support user created in a customer account, or a customer made support.
+    await expect(createUser(database.db, { accountId: owner.accountId, email: `staff-${owner.accountId}@example.test`, password: "a long password", role: "support" })).rejects.toMatchObject({
+      code: "conflict",
+      message: expect.stringMatching(/has customer members/),
+    });
+    const member = await seedAccount(database.db);
+    const invited = await inviteMember(database.db, { accountId: owner.accountId, email: member.email, role: "member", invitedBy: owner.userId, actor: asOwner() });
+    await acceptInvitation(database.db, { token: invited.token, password: "correct horse battery" });
+    await expect(changeMemberRole(database.db, { accountId: owner.accountId, userId: member.userId, role: "support", actor: asOwner() })).rejects.toMatchObject({
+      code: "conflict",
+      message: expect.stringMatching(/is a member of a customer account/),
+    });
+    expect((await verifyLedger(database.db, { accountId: owner.accountId })).ok).toBe(true);
+  });
+
+  it("audit verify reports a support user written into a customer account behind the product's back", async () => {
+    const support = await seedAccount(database.db, { role: "support" });
+    const customer = await seedAccount(database.db);
+    await database.db.execute(sql`INSERT INTO account_members (account_id, user_id, role) VALUES (${customer.accountId}, ${support.userId}, 'owner')`);
+    const report = await verifyLedger(database.db, { accountId: customer.accountId });
+    expect(report.violations).toEqual([
+      { account_id: customer.accountId, check: "support_not_customer_member", message: `support user ${support.email} is a member of customer account ${customer.accountId} (as owner): support staff read accounts from outside, never as members` },
+    ]);
+    // The support user's own staff account is fine.
+    expect((await verifyLedger(database.db, { accountId: support.accountId })).ok).toBe(true);
   });
 });
 

@@ -105,9 +105,48 @@ export async function listMembers(db: Db, accountId: string): Promise<MemberRow[
   }));
 }
 
+/**
+ * Separation of duties (docs/team.md): the operator's support staff read customers' accounts from
+ * outside, logged; they are never members of one. A user holding the support role anywhere cannot
+ * be an owner or member of an account, and a customer account's member cannot be made support.
+ * The user's row is locked, so a join and a role change racing each other cannot both pass.
+ */
+async function assertSeparateDuties(tx: Db, input: { userId: string; accountId: string; role: UserRole }): Promise<void> {
+  const found = rows<{ email: string; support_elsewhere: boolean; customer_elsewhere: boolean; customers_here: boolean }>(
+    await tx.execute(sql`
+      SELECT u.email,
+             EXISTS (SELECT 1 FROM account_members m WHERE m.account_id = ${input.accountId} AND m.user_id <> u.id AND m.role <> 'support') AS customers_here,
+             u.role = 'support' OR EXISTS (SELECT 1 FROM account_members m WHERE m.user_id = u.id AND m.account_id <> ${input.accountId} AND m.role = 'support') AS support_elsewhere,
+             EXISTS (SELECT 1 FROM account_members m WHERE m.user_id = u.id AND m.account_id <> ${input.accountId} AND m.role <> 'support') AS customer_elsewhere
+        FROM users u WHERE u.id = ${input.userId} FOR UPDATE`),
+  )[0];
+  if (!found) throw notFound(`User ${input.userId} not found`);
+  if (input.role !== "support" && found.support_elsewhere) throw supportNotMember(found.email);
+  if (input.role === "support" && found.customer_elsewhere) {
+    throw new DomainError("conflict", `${found.email} is a member of a customer account: support staff are never members of one (docs/team.md); create a separate support user`);
+  }
+  if (input.role === "support" && found.customers_here) {
+    throw new DomainError("conflict", `Account ${input.accountId} has customer members: a support user belongs to a staff account of its own (docs/team.md)`);
+  }
+}
+
+const supportNotMember = (email: string) =>
+  new DomainError("conflict", `${email} is the operator's support staff: support users are never members of a customer account (docs/team.md); they read accounts from outside, logged`);
+
+/** Whether the email belongs to a support user (who cannot be invited into an account). */
+async function isSupportEmail(tx: Db, email: string): Promise<boolean> {
+  const found = rows<{ support: boolean }>(
+    await tx.execute(sql`
+      SELECT u.role = 'support' OR EXISTS (SELECT 1 FROM account_members m WHERE m.user_id = u.id AND m.role = 'support') AS support
+        FROM users u WHERE u.email = ${email}`),
+  )[0];
+  return found?.support === true;
+}
+
 /** Adds a user to an account (the operator's `users create`, or an accepted invitation). */
 export async function addMember(db: Db, input: { accountId: string; userId: string; role: UserRole; invitedBy?: string | null; actor: Actor; via?: string }) {
   await db.transaction(async (tx) => {
+    await assertSeparateDuties(tx as unknown as Db, input);
     const inserted = await tx
       .insert(accountMembers)
       .values({ accountId: input.accountId, userId: input.userId, role: input.role, invitedBy: input.invitedBy ?? null })
@@ -138,6 +177,7 @@ export async function changeMemberRole(db: Db, input: { accountId: string; userI
     const target = members.find((m) => m.user_id === input.userId);
     if (!target) throw notFound(`User ${input.userId} is not a member of this account`);
     if (target.role === input.role) return { user_id: input.userId, role: input.role, changed: false };
+    await assertSeparateDuties(tx as unknown as Db, { userId: input.userId, accountId: input.accountId, role: input.role });
     if (target.role === "owner" && members.filter((m) => m.role === "owner").length === 1) {
       throw new DomainError("conflict", "The account's last owner cannot be demoted: make another member an owner first");
     }
@@ -219,6 +259,7 @@ export async function inviteMember(db: Db, input: { accountId: string; email: st
       await tx.execute(sql`SELECT count(*)::int AS n FROM account_members m JOIN users u ON u.id = m.user_id WHERE m.account_id = ${input.accountId} AND u.email = ${email}`),
     )[0];
     if (already.n > 0) throw new DomainError("conflict", `${email} is already a member of this account`);
+    if (await isSupportEmail(tx as unknown as Db, email)) throw supportNotMember(email);
     const [row] = await tx
       .insert(accountInvitations)
       .values({ id, accountId: input.accountId, email, role: input.role, tokenHash: sha256Hex(token), invitedBy: input.invitedBy, expiresAt: new Date(Date.now() + INVITATION_TTL_MS) })

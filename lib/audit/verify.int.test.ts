@@ -161,6 +161,13 @@ describe("audit verify", () => {
     expect(await checksFailing(accountId)).toEqual(["activity_log_continuity"]);
   });
 
+  it("a support user made a member of a customer account around the product (separation of duties)", async () => {
+    const { accountId } = await chargedAccount();
+    const support = await seedAccount(database.db, { role: "support" });
+    await database.db.execute(sql`INSERT INTO account_members (account_id, user_id, role) VALUES (${accountId}, ${support.userId}, 'support')`);
+    expect(await checksFailing(accountId)).toEqual(["support_not_customer_member"]);
+  });
+
   it("every check was shown failing above", () => {
     expect([...seen].sort()).toEqual([...verifyChecks].sort());
   });

@@ -232,6 +232,18 @@ const checks: Check[] = [
           ? `activity log entry ${r.id} (number ${r.seq}) does not name the previous entry's hash`
           : `activity log entry ${r.id} (number ${r.seq}) does not match its hash: its content changed`,
   },
+  {
+    // Separation of duties (lib/accounts/members.ts, docs/team.md): a support user is a member of
+    // no customer account — neither as owner or member, nor as support in an account with customers.
+    name: "support_not_customer_member",
+    query: (account) => sql`
+      SELECT m.account_id, u.email, m.role FROM account_members m JOIN users u ON u.id = m.user_id
+       WHERE ${account("m")}
+         AND (u.role = 'support' OR EXISTS (SELECT 1 FROM account_members s WHERE s.user_id = u.id AND s.role = 'support'))
+         AND (m.role <> 'support'
+              OR EXISTS (SELECT 1 FROM account_members c WHERE c.account_id = m.account_id AND c.role <> 'support'))`,
+    message: (r) => `support user ${r.email} is a member of customer account ${r.account_id} (as ${r.role}): support staff read accounts from outside, never as members`,
+  },
 ];
 
 export const verifyChecks = checks.map((c) => c.name);
