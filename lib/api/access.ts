@@ -138,11 +138,13 @@ export function accessOf(operationId: string | undefined, where: string): Access
 type SecurityRequirement = Record<string, string[]>;
 
 /** The OpenAPI security schemes the requirements below name (registered by lib/api/app.ts). */
-export const SECURITY_SCHEMES = { apiKey: "ApiKeyAuth", oauth: "OAuth2", client: "OAuthClientBasic" } as const;
+export const SECURITY_SCHEMES = { apiKey: "ApiKeyAuth", oauth: "OAuth2", delegation: "OAuth2Delegation", client: "OAuthClientBasic" } as const;
 
 /**
  * An operation's OpenAPI `security`: alternatives, any one of which suffices. API keys need no scope;
- * OAuth tokens (user and delegation alike, both issued by this server) one of the row's scopes.
+ * OAuth tokens (user and delegation alike, both issued by this server) one of the row's scopes. An
+ * operation that takes an agent's delegation token but not a user's own token (Call: a user's token
+ * does not spend) names the delegation scheme instead, so the document says what the server does.
  */
 export function securityOf(access: Access): SecurityRequirement[] {
   switch (access.kind) {
@@ -154,8 +156,9 @@ export function securityOf(access: Access): SecurityRequirement[] {
       const out: SecurityRequirement[] = [];
       if (access.accepts.includes("api_key")) out.push({ [SECURITY_SCHEMES.apiKey]: [] });
       if (access.accepts.some((c) => c !== "api_key")) {
-        if (access.scopes.length === 0) out.push({ [SECURITY_SCHEMES.oauth]: [] });
-        else for (const scope of access.scopes) out.push({ [SECURITY_SCHEMES.oauth]: [scope] });
+        const scheme = access.accepts.includes("user_token") ? SECURITY_SCHEMES.oauth : SECURITY_SCHEMES.delegation;
+        if (access.scopes.length === 0) out.push({ [scheme]: [] });
+        else for (const scope of access.scopes) out.push({ [scheme]: [scope] });
       }
       return out;
     }

@@ -192,6 +192,18 @@ function registerSecuritySchemes(api: ApiApp) {
       },
     },
   });
+  api.openAPIRegistry.registerComponent("securitySchemes", SECURITY_SCHEMES.delegation, {
+    type: "oauth2",
+    description:
+      "`Authorization: Bearer <DELEGATION_TOKEN>`: an agent's short-lived delegation token, from the token exchange of RFC 8693 at " +
+      "/api/v1/oauth/token (`grant_type=urn:ietf:params:oauth:grant-type:token-exchange`, the user's access token as `subject_token`, " +
+      "optionally `max_credits`). Operations that name this scheme refuse a user's own access token with 401, whatever its scopes: " +
+      "a user's token does not spend. docs/oauth.md.",
+    flows: {
+      // OpenAPI has no token-exchange flow; the token endpoint and scopes are those of the exchange.
+      clientCredentials: { tokenUrl: `${publicUrl()}${API_BASE_PATH}/oauth/token`, scopes: { ...SCOPES } },
+    },
+  });
   api.openAPIRegistry.registerComponent("securitySchemes", SECURITY_SCHEMES.client, {
     type: "http",
     scheme: "basic",

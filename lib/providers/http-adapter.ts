@@ -1,3 +1,4 @@
+import { logger } from "../log";
 import http from "node:http";
 import https from "node:https";
 import { privateUpstreamAllowList } from "../env";
@@ -223,7 +224,10 @@ export const httpAdapter: ProviderAdapter = {
     } catch (err) {
       if (err instanceof UpstreamTimeout) return { reasonCode: "transport.timeout", data: {}, errorMessage: err.message };
       if (err instanceof UpstreamTooLarge) return { reasonCode: "transport.execution_failed", data: {}, errorMessage: err.message };
-      if (err instanceof PrivateAddressError) return { reasonCode: "transport.execution_failed", data: {}, errorMessage: err.message };
+      if (err instanceof PrivateAddressError) {
+        logger.info({ provider_id: target.providerId, refused: err.detail }, "outbound connection refused");
+        return { reasonCode: "transport.execution_failed", data: {}, errorMessage: err.message };
+      }
       const code = (err as NodeJS.ErrnoException).code;
       return { reasonCode: "transport.no_response", data: {}, errorMessage: `Provider response could not be obtained${code ? ` (${code})` : ""}: ${(err as Error).message}` };
     }

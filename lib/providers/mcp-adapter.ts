@@ -1,3 +1,4 @@
+import { logger } from "../log";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -122,7 +123,10 @@ export const mcpAdapter: ProviderAdapter = {
       if (isEmptyData(data)) return { reasonCode: "result.empty", data: {}, errorMessage: "MCP tool returned no content" };
       return { reasonCode: "result.valid", data };
     } catch (err) {
-      if (err instanceof PrivateAddressError) return { reasonCode: "transport.execution_failed", data: {}, errorMessage: err.message };
+      if (err instanceof PrivateAddressError) {
+        logger.info({ provider_id: target.providerId, refused: err.detail }, "outbound connection refused");
+        return { reasonCode: "transport.execution_failed", data: {}, errorMessage: err.message };
+      }
       // A JSON-RPC error answered by a reachable server (unknown tool, invalid arguments) is the provider's.
       if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed && err.code !== ErrorCode.RequestTimeout) {
         return { reasonCode: "provider.error", data: {}, errorMessage: `MCP error ${err.code}: ${err.message.slice(0, 300)}` };

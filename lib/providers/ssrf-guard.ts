@@ -13,18 +13,33 @@ import { refusedRange } from "./public-address";
  * (no DNS-rebinding gap, whatever URL a redirect leads to).
  */
 export class PrivateAddressError extends Error {
+  /**
+   * The refusal with what the host resolved to, for the server's log only. The message names the
+   * address only when the URL itself was that address: what an account's user reads must not tell
+   * them what one of our internal names resolves to (a DNS oracle), so a refused name reads
+   * "does not resolve to a public address" whatever it resolved to.
+   */
+  readonly detail: string;
+
   constructor(
     readonly address: string,
     readonly range: string,
+    /** The name that resolved to `address`; undefined when the URL's host was the address itself. */
+    readonly hostname?: string,
   ) {
-    super(`Refused to connect to non-public address ${address} (${range}); the provider is not allow-listed for private networks`);
+    super(
+      hostname === undefined
+        ? `Refused to connect to non-public address ${address} (${range}); the provider is not allow-listed for private networks`
+        : `Refused to connect to ${hostname}: it does not resolve to a public address, and the provider is not allow-listed for private networks`,
+    );
+    this.detail = `${hostname ?? address} → non-public address ${address} (${range})`;
     this.name = "PrivateAddressError";
   }
 }
 
-function refusal(address: string): PrivateAddressError | undefined {
+function refusal(address: string, hostname?: string): PrivateAddressError | undefined {
   const range = refusedRange(address);
-  return range === undefined ? undefined : new PrivateAddressError(address, range);
+  return range === undefined ? undefined : new PrivateAddressError(address, range, hostname);
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
@@ -35,7 +50,7 @@ export function guardedLookup(hostname: string, options: dns.LookupOptions, call
     if (err) return callback(err, "", 0);
     const list = addresses as dns.LookupAddress[];
     for (const a of list) {
-      const refused = refusal(a.address);
+      const refused = refusal(a.address, hostname);
       if (refused) return callback(refused as NodeJS.ErrnoException, "", 0);
     }
     if (options.all) return callback(null, list);
@@ -65,7 +80,7 @@ export async function assertPublicHost(url: URL): Promise<void> {
   refusePrivateLiteral(url);
   if (literalAddress(url.hostname) !== undefined) return;
   for (const a of await dns.promises.lookup(url.hostname, { all: true })) {
-    const refused = refusal(a.address);
+    const refused = refusal(a.address, url.hostname);
     if (refused) throw refused;
   }
 }

@@ -262,7 +262,13 @@ beforeAll(async () => {
 
 describe("owner and member", () => {
   it("the table has a request for every operation that takes an OAuth token", () => {
-    expect(Object.keys(OWN_ACCOUNT).sort()).toEqual(operationsAccepting(doc, "OAuth2"));
+    expect(Object.keys(OWN_ACCOUNT).sort()).toEqual([...operationsAccepting(doc, "OAuth2"), ...operationsAccepting(doc, "OAuth2Delegation")].sort());
+  });
+
+  it("the document says Call takes a delegation token, not a user's own token (which gets 401 whatever its scopes)", () => {
+    expect(operationsAccepting(doc, "OAuth2Delegation")).toEqual(["POST /tools/execute"]);
+    expect(operationsAccepting(doc, "OAuth2")).not.toContain("POST /tools/execute");
+    expect(OWN_ACCOUNT["POST /tools/execute"].status).toBe(401);
   });
 
   it.for(Object.keys(OWN_ACCOUNT))("%s: a member gets what the owner gets on their account (or 403 where owner-only)", async (op) => {

@@ -76,7 +76,11 @@ export function sendWebhook(
 }
 
 function describe(err: unknown): string {
-  if (err instanceof PrivateAddressError) return `refused: ${err.address} is a non-public address (${err.range}; the endpoint is not allowed on private networks)`;
+  if (err instanceof PrivateAddressError) {
+    return err.hostname === undefined
+      ? `refused: ${err.address} is a non-public address (${err.range}; the endpoint is not allowed on private networks)`
+      : `refused: ${err.hostname} does not resolve to a public address (the endpoint is not allowed on private networks)`;
+  }
   const e = err as NodeJS.ErrnoException;
   if (!e?.message) return String(err);
   return e.code && !e.message.includes(e.code) ? `${e.code}: ${e.message}` : e.message;

@@ -1,5 +1,6 @@
 import { env } from "../env";
 import { invalidInput } from "../errors";
+import { logger } from "../log";
 import { assertPublicHost, PrivateAddressError } from "../providers/ssrf-guard";
 
 const MAX_URL_LENGTH = 2048;
@@ -28,10 +29,13 @@ export async function checkWebhookUrl(raw: string, allowPrivateNetwork: boolean)
   try {
     await assertPublicHost(url);
   } catch (err) {
-    if (err instanceof PrivateAddressError) {
-      throw invalidInput(`url's host ${url.hostname} is a non-public address (${err.address}: ${err.range}); only the operator may allow private networks (CLI --allow-private-network)`);
+    if (err instanceof PrivateAddressError && err.hostname === undefined) {
+      throw invalidInput(`url's host ${url.hostname} is a non-public address (${err.range}); only the operator may allow private networks (CLI --allow-private-network)`);
     }
-    throw invalidInput(`url's host ${url.hostname} cannot be resolved (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    // A name that resolves to a private address and a name that does not resolve get one answer:
+    // telling them apart would let any owner map our internal DNS. The log keeps which it was.
+    logger.info({ host: url.hostname, refused: err instanceof PrivateAddressError ? err.detail : ((err as NodeJS.ErrnoException).code ?? (err as Error).message) }, "webhook url refused");
+    throw invalidInput(`url's host ${url.hostname} does not resolve to a public address; only the operator may allow private networks (CLI --allow-private-network)`);
   }
   return url;
 }

@@ -301,7 +301,9 @@ describe("Call: SSRF guard", () => {
     const before = upstream.count();
     const { body } = await call(a.apiKey, { tool_id: fakeTool(GUARDED_NAME, "ok"), parameters: { city: "Oslo" } });
     expect(body.execution_outcome).toMatchObject({ reason_code: "transport.execution_failed", charge_outcome: "failed_not_charged" });
-    expect(body.error_message).toMatch(/non-public address/);
+    // The name is refused without saying what it resolved to: an account must not map our DNS.
+    expect(body.error_message).toMatch(/does not resolve to a public address/);
+    expect(body.error_message).not.toMatch(/127\.0\.0\.1|loopback/);
     expect(upstream.count()).toBe(before);
   });
 });

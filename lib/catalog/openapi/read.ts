@@ -53,7 +53,7 @@ async function fetchText(location: string, allowPrivateNetwork: boolean): Promis
       res = await fetch(url, { headers: { accept: "application/json, application/yaml, text/yaml, */*" }, signal });
     } catch (err) {
       if (err instanceof PrivateAddressError) {
-        throw new Error(`Cannot fetch OpenAPI document ${url}: ${err.address} is not a public address (${err.range}); pass --allow-private-network to import from a private network`);
+        throw new Error(`Cannot fetch OpenAPI document ${url}: ${err.hostname === undefined ? `${err.address} is not a public address (${err.range})` : `${err.hostname} does not resolve to a public address`}; pass --allow-private-network to import from a private network`);
       }
       throw new Error(`Cannot fetch OpenAPI document ${url}: ${(err as Error).message}`);
     }
