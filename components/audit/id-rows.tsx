@@ -19,7 +19,7 @@ export function DetailRow({ label, children }: { label: string; children: ReactN
 }
 
 export function IdValue({ value, href, testId }: { value: string | null | undefined; href?: string; testId?: string }) {
-  if (!value) return <span className="text-zinc-400">—</span>;
+  if (!value) return <span className="text-zinc-500">—</span>;
   return (
     <span className="flex min-w-0 items-center gap-1">
       {href ? (

@@ -77,7 +77,7 @@ export function ParamsList({ params }: { params: CapabilityParam[] }) {
           <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
             <code className="font-mono text-xs font-semibold text-zinc-900">{p.name}</code>
             <span className="font-mono text-xs text-sky-700">{typeLabel(p)}</span>
-            {p.required ? <Badge tone="red">{t("tool.required")}</Badge> : <span className="text-xs text-zinc-400">{t("tool.optional")}</span>}
+            {p.required ? <Badge tone="red">{t("tool.required")}</Badge> : <span className="text-xs text-zinc-500">{t("tool.optional")}</span>}
             {p.default !== undefined && <span className="text-xs text-zinc-500">{t("tool.default", { value: JSON.stringify(p.default) })}</span>}
             {p.minimum !== undefined && <span className="text-xs text-zinc-500">≥ {p.minimum}</span>}
             {p.maximum !== undefined && <span className="text-xs text-zinc-500">≤ {p.maximum}</span>}

@@ -51,13 +51,15 @@ export function BucketChart({
         </span>
       </figcaption>
       {empty ? (
-        <div className="flex items-center justify-center rounded-lg border border-dashed border-zinc-200 text-sm text-zinc-400" style={{ height }}>
+        <div className="flex items-center justify-center rounded-lg border border-dashed border-zinc-200 text-sm text-zinc-500" style={{ height }}>
           {t("chart.noData")}
         </div>
       ) : (
+        // The drawing is hidden from assistive technology (the table below carries its numbers), so
+        // nothing inside it may take focus: recharts' keyboard layer would make the svg a tab stop.
         <div aria-hidden="true" style={{ height }}>
           <ResponsiveContainer width="100%" height="100%">
-            <ComposedChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
+            <ComposedChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: 0 }} accessibilityLayer={false}>
               <CartesianGrid strokeDasharray="3 3" stroke="#e4e4e7" vertical={false} />
               <XAxis dataKey="label" tick={{ fontSize: 11, fill: "#71717a" }} tickLine={false} axisLine={{ stroke: "#d4d4d8" }} minTickGap={12} />
               <YAxis tick={{ fontSize: 11, fill: "#71717a" }} tickLine={false} axisLine={false} width={48} tickFormatter={(v: number) => format(v)} allowDecimals={!integer} />

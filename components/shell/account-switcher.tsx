@@ -58,14 +58,14 @@ export function AccountSwitcher({ accounts, currentId }: { accounts: readonly Sh
   if (accounts.length < 2) {
     return (
       <div className="min-w-0">
-        <p className="text-xs text-zinc-400">{t("shell.account")}</p>
+        <p className="text-xs text-zinc-500">{t("shell.account")}</p>
         <p className="flex min-w-0">{name}</p>
       </div>
     );
   }
   return (
     <div className="relative min-w-0" ref={root}>
-      <p className="text-xs text-zinc-400">{t("shell.account")}</p>
+      <p className="text-xs text-zinc-500">{t("shell.account")}</p>
       <button
         type="button"
         onClick={() => setOpen((o) => !o)}

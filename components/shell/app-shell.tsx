@@ -65,7 +65,7 @@ function UserPanel({ user }: { user: ShellUser }) {
   return (
     <div className="space-y-3">
       <div className="min-w-0">
-        <p className="text-xs text-zinc-400">{t("shell.signedInAs")}</p>
+        <p className="text-xs text-zinc-500">{t("shell.signedInAs")}</p>
         <p className="truncate text-sm font-medium text-zinc-900" title={user.email} data-testid="shell-user-email">
           {user.email}
         </p>

@@ -2,7 +2,7 @@ import { forwardRef, type InputHTMLAttributes, type ReactNode, type SelectHTMLAt
 
 /** One look for every text field, select and textarea; `invalid` marks a field with an error. */
 export function controlClass(invalid = false, className = ""): string {
-  return `block w-full rounded-lg border bg-white px-3 py-2 text-sm text-zinc-900 shadow-xs placeholder:text-zinc-400 focus:outline-2 focus:outline-offset-0 focus:outline-indigo-500 disabled:bg-zinc-50 disabled:text-zinc-500 ${
+  return `block w-full rounded-lg border bg-white px-3 py-2 text-sm text-zinc-900 shadow-xs placeholder:text-zinc-500 focus:outline-2 focus:outline-offset-0 focus:outline-indigo-500 disabled:bg-zinc-50 disabled:text-zinc-500 ${
     invalid ? "border-red-400" : "border-zinc-300"
   } ${className}`;
 }
@@ -27,7 +27,7 @@ export function FieldLabel({ htmlFor, children, hint }: { htmlFor: string; child
     <label htmlFor={htmlFor} className="mb-1 flex min-w-0 items-baseline text-xs font-medium text-zinc-600">
       <span className="max-w-full shrink-0">{children}</span>
       {hint && (
-        <span className="ml-1 w-0 min-w-0 flex-1 truncate font-normal text-zinc-400" title={typeof hint === "string" ? hint : undefined}>
+        <span className="ml-1 w-0 min-w-0 flex-1 truncate font-normal text-zinc-500" title={typeof hint === "string" ? hint : undefined}>
           {hint}
         </span>
       )}
@@ -37,4 +37,4 @@ export function FieldLabel({ htmlFor, children, hint }: { htmlFor: string; child
 
 /** The larger text field of the standalone sign-in pages (login, invitation), under a full-size label. */
 export const authInputClass =
-  "mt-1.5 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-xs placeholder:text-zinc-400 focus:border-indigo-500 focus:outline-2 focus:outline-offset-0 focus:outline-indigo-500/30";
+  "mt-1.5 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-xs placeholder:text-zinc-500 focus:border-indigo-500 focus:outline-2 focus:outline-offset-0 focus:outline-indigo-500/30";

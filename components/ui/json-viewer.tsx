@@ -8,7 +8,7 @@ const MAX_CHILDREN = 200;
 const OPEN_DEPTH = 2;
 
 function Scalar({ value }: { value: unknown }) {
-  if (value === null) return <span className="text-zinc-400">null</span>;
+  if (value === null) return <span className="text-zinc-500">null</span>;
   if (typeof value === "string") return <span className="break-all text-emerald-700">{JSON.stringify(value)}</span>;
   if (typeof value === "number") return <span className="text-sky-700">{String(value)}</span>;
   if (typeof value === "boolean") return <span className="text-violet-700">{String(value)}</span>;
@@ -19,7 +19,7 @@ function Node({ name, value, depth, last }: { name?: string | number; value: unk
   const { t } = useI18n();
   const label =
     name === undefined ? null : typeof name === "number" ? (
-      <span className="text-zinc-400">{name}: </span>
+      <span className="text-zinc-500">{name}: </span>
     ) : (
       <span className="text-indigo-700">{JSON.stringify(name)}: </span>
     );
@@ -59,7 +59,7 @@ function Node({ name, value, depth, last }: { name?: string | number; value: unk
         </span>
         {label}
         <span className="text-zinc-500">{open}</span>
-        <span className="text-zinc-400 group-open:hidden">
+        <span className="text-zinc-500 group-open:hidden">
           {" "}
           {t(isArray ? "json.items" : "json.keys", { count: entries.length })} {close}
           {comma}
@@ -68,7 +68,7 @@ function Node({ name, value, depth, last }: { name?: string | number; value: unk
       {shown.map(([key, child], i) => (
         <Node key={String(key)} name={key} value={child} depth={depth + 1} last={i === entries.length - 1} />
       ))}
-      {entries.length > shown.length && <div className="pl-4 text-zinc-400">{t("json.more", { count: entries.length - shown.length })}</div>}
+      {entries.length > shown.length && <div className="pl-4 text-zinc-500">{t("json.more", { count: entries.length - shown.length })}</div>}
       <div className="text-zinc-500">
         {close}
         {comma}

@@ -24,7 +24,7 @@ export function RequestDetails({ t, scopes, user, children }: { t: Translate; sc
               <CheckIcon />
               <span>
                 {isScope(scope) ? t(`scope.${scope}`) : scope}
-                <span className="ml-1.5 font-mono text-xs text-zinc-400">{scope}</span>
+                <span className="ml-1.5 font-mono text-xs text-zinc-500">{scope}</span>
               </span>
             </li>
           ))}

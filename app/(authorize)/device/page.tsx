@@ -22,7 +22,7 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
 const inputClass =
-  "mt-1.5 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2.5 text-center font-mono text-lg uppercase tracking-[0.3em] text-zinc-900 shadow-xs placeholder:text-zinc-300 focus:border-indigo-500 focus:outline-2 focus:outline-offset-0 focus:outline-indigo-500/30";
+  "mt-1.5 block w-full rounded-lg border border-zinc-300 bg-white px-3 py-2.5 text-center font-mono text-lg uppercase tracking-[0.3em] text-zinc-900 shadow-xs placeholder:text-zinc-500 focus:border-indigo-500 focus:outline-2 focus:outline-offset-0 focus:outline-indigo-500/30";
 
 function CodeForm({ t, value, error }: { t: Translate; value?: string; error?: string }) {
   return (

@@ -31,7 +31,7 @@ function StatCard({ label, hint, value, swatch, testId }: { label: string; hint:
       <p className="mt-3 text-2xl font-semibold tabular-nums tracking-tight text-zinc-900" data-testid={testId}>
         {value}
       </p>
-      <p className="mt-1 text-xs text-zinc-400">{hint}</p>
+      <p className="mt-1 text-xs text-zinc-500">{hint}</p>
     </Card>
   );
 }
@@ -123,7 +123,7 @@ export function BalancePanel() {
               </span>
               <span className="text-sm text-zinc-500">{t("overview.credits")}</span>
             </p>
-            <p className="mt-1 text-xs text-zinc-400">{t("overview.totalAvailableHint")}</p>
+            <p className="mt-1 text-xs text-zinc-500">{t("overview.totalAvailableHint")}</p>
           </div>
           <dl className="mt-3 grid grid-cols-[auto_minmax(0,1fr)] gap-x-6 gap-y-1 text-sm sm:mt-0 sm:text-right">
             <dt className="text-zinc-500">{t("overview.total")}</dt>

@@ -32,7 +32,7 @@ function SpendCard({ label, days, timeZone, today }: { label: string; days: numb
       <p className="mt-2 text-2xl font-semibold tabular-nums text-zinc-900" data-testid={`spent-${days}`}>
         {spent.isPending ? "…" : spent.isError ? "—" : formatCredits(spent.data.credits_spent, locale)}
       </p>
-      <p className="mt-1 text-xs text-zinc-400">
+      <p className="mt-1 text-xs text-zinc-500">
         {spent.isSuccess ? t("overview.spentEvents", { count: spent.data.charged_event_count, n: spent.data.credits_spent }) : spent.isError ? spent.error.message : "\u00a0"}
       </p>
     </Card>

@@ -53,7 +53,7 @@ function ExpirationRow({ item, timeZone }: { item: Expiration; timeZone: string 
         ) : (
           <>
             {t("expiring.at", { date: formatDateTime(item.expires_at, timeZone, { seconds: false }) })}{" "}
-            <span className="text-xs text-zinc-400">({fromNow(item.expires_at, locale)})</span>
+            <span className="text-xs text-zinc-500">({fromNow(item.expires_at, locale)})</span>
           </>
         )}
       </p>

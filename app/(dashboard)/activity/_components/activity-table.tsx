@@ -47,7 +47,7 @@ export function ActivityTable({ entries, timeZone, busy }: { entries: ActivityEn
         header: () => t("activity.object"),
         cell: (info) => {
           const e = info.row.original;
-          if (!e.object_type && !e.object_id) return <span className="text-zinc-400">—</span>;
+          if (!e.object_type && !e.object_id) return <span className="text-zinc-500">—</span>;
           const name = objectName(e)?.value;
           return (
             <span className="flex min-w-0 flex-col items-start gap-0.5">
@@ -65,14 +65,14 @@ export function ActivityTable({ entries, timeZone, busy }: { entries: ActivityEn
         header: () => t("activity.change"),
         cell: (info) => {
           const lines = changeLines(info.row.original, (iso) => formatDateTime(iso, timeZone, { seconds: false }));
-          if (lines.length === 0) return <span className="text-zinc-400">—</span>;
+          if (lines.length === 0) return <span className="text-zinc-500">—</span>;
           return (
             <ul className="space-y-0.5 text-xs" data-testid="activity-change">
               {lines.map((l) => (
                 <li key={l.key} className="[overflow-wrap:anywhere]">
                   <span className="text-zinc-500">{l.key}: </span>
                   {l.before !== undefined && <span className="text-zinc-500">{l.before}</span>}
-                  {l.before !== undefined && <span className="text-zinc-400"> → </span>}
+                  {l.before !== undefined && <span className="text-zinc-500"> → </span>}
                   <span className="text-zinc-900">{l.after ?? "—"}</span>
                 </li>
               ))}
@@ -87,7 +87,7 @@ export function ActivityTable({ entries, timeZone, busy }: { entries: ActivityEn
         cell: (info) => {
           const e = info.row.original;
           const agent = shortUserAgent(e.user_agent);
-          if (!e.ip_address && !agent) return <span className="text-zinc-400">—</span>;
+          if (!e.ip_address && !agent) return <span className="text-zinc-500">—</span>;
           return (
             <span className="flex min-w-0 flex-col items-start gap-0.5 text-xs">
               {e.ip_address && <span className="font-mono text-zinc-700">{e.ip_address}</span>}

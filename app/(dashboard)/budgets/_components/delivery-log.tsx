@@ -45,7 +45,7 @@ function DeliveryItem({ delivery, canEdit }: { delivery: WebhookDelivery; canEdi
             <span className="tabular-nums">{formatDateTime(delivery.created_at, tz.timeZone)}</span> · {t("webhooks.attemptCount", { count: delivery.attempts })}
             {delivery.next_attempt_at && <> · {t("webhooks.nextAttempt", { time: formatDateTime(delivery.next_attempt_at, tz.timeZone) })}</>}
           </p>
-          <p className="break-all font-mono text-[11px] text-zinc-400" data-testid="delivery-id">
+          <p className="break-all font-mono text-[11px] text-zinc-500" data-testid="delivery-id">
             {delivery.id}
           </p>
         </div>
@@ -68,7 +68,7 @@ function DeliveryItem({ delivery, canEdit }: { delivery: WebhookDelivery; canEdi
               <li key={`${a.attempted_at}-${i}`} className="flex flex-wrap items-center gap-x-2 gap-y-1 text-zinc-600">
                 <span className="tabular-nums">{formatDateTime(a.attempted_at, tz.timeZone)}</span>
                 <Badge tone={statusCodeTone(a.status_code)}>{a.status_code ?? t("webhooks.noResponse")}</Badge>
-                {a.duration_ms !== null && <span className="tabular-nums text-zinc-400">{formatDuration(a.duration_ms, locale)}</span>}
+                {a.duration_ms !== null && <span className="tabular-nums text-zinc-500">{formatDuration(a.duration_ms, locale)}</span>}
                 {a.error && <span className="min-w-0 break-words text-red-700">{a.error}</span>}
               </li>
             ))}

@@ -95,7 +95,7 @@ export function NotificationList() {
                     <span className="text-xs tabular-nums text-zinc-500">{formatDateTime(n.created_at, tz.timeZone)}</span>
                   </div>
                   <p className="break-words text-sm text-zinc-700">{describe(n, t, locale, tz.timeZone)}</p>
-                  {ids(n.payload).length > 0 && <p className="break-all font-mono text-[11px] text-zinc-400">{ids(n.payload).join(" · ")}</p>}
+                  {ids(n.payload).length > 0 && <p className="break-all font-mono text-[11px] text-zinc-500">{ids(n.payload).join(" · ")}</p>}
                 </div>
               </li>
             ))}

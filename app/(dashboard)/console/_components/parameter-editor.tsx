@@ -210,7 +210,7 @@ export function ParameterEditor(props: {
                   <label htmlFor={id} className="mb-1 flex flex-wrap items-baseline gap-x-2 text-xs">
                     <span className="font-mono font-semibold text-zinc-900">{field.name}</span>
                     <span className="font-mono text-sky-700">{typeLabel(field)}</span>
-                    {field.required ? <span className="font-medium text-red-600">{t("tool.required")}</span> : <span className="text-zinc-400">{t("tool.optional")}</span>}
+                    {field.required ? <span className="font-medium text-red-600">{t("tool.required")}</span> : <span className="text-zinc-500">{t("tool.optional")}</span>}
                   </label>
                   <FieldControl field={field} id={id} value={props.values[field.name] ?? ""} invalid={invalid} describedBy={describedBy} onChange={(v) => props.onValue(field.name, v)} />
                   {field.description && (

@@ -61,7 +61,7 @@ export function LedgerTable(props: AuditRowsProps<LedgerItem>) {
         header: () => t("ledger.links"),
         cell: (info) => {
           const row = info.row.original;
-          if (!row.execution_id && !row.usage_event_id) return <span className="text-zinc-400">—</span>;
+          if (!row.execution_id && !row.usage_event_id) return <span className="text-zinc-500">—</span>;
           return (
             <span className="flex flex-col gap-0.5 text-xs">
               {row.execution_id && (

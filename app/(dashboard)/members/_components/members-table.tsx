@@ -22,15 +22,15 @@ const column = createColumnHelper<Member>();
 
 function KeysCell({ keys }: { keys: Member["api_keys"] }) {
   const { t } = useI18n();
-  if (keys.length === 0) return <span className="text-zinc-400">{t("members.noKeys")}</span>;
+  if (keys.length === 0) return <span className="text-zinc-500">{t("members.noKeys")}</span>;
   return (
     <ul className="space-y-0.5" data-testid="member-keys">
       {keys.map((k) => (
         <li key={k.api_key_id} className="flex min-w-0 flex-wrap items-center gap-1.5">
-          <Link href="/keys" className={`truncate text-indigo-700 hover:underline ${k.revoked ? "text-zinc-400 line-through" : ""}`} title={`${k.prefix}…`}>
+          <Link href="/keys" className={`truncate text-indigo-700 hover:underline ${k.revoked ? "text-zinc-500 line-through" : ""}`} title={`${k.prefix}…`}>
             {k.name}
           </Link>
-          {k.revoked && <span className="text-xs text-zinc-400">{t("keys.revoked")}</span>}
+          {k.revoked && <span className="text-xs text-zinc-500">{t("keys.revoked")}</span>}
         </li>
       ))}
     </ul>

@@ -74,7 +74,7 @@ export function SpendTable({ data, dimension, usageHref }: { data: Breakdown; di
         cell: (info) => {
           const counts = info.getValue();
           const shown = chargeOutcomes.filter((o) => counts[o] > 0);
-          if (shown.length === 0) return <span className="text-zinc-400">—</span>;
+          if (shown.length === 0) return <span className="text-zinc-500">—</span>;
           return (
             <span className="inline-flex flex-wrap gap-x-2 gap-y-0.5 text-xs tabular-nums text-zinc-700">
               {shown.map((o) => (
@@ -99,7 +99,7 @@ export function SpendTable({ data, dimension, usageHref }: { data: Breakdown; di
       }),
       column.accessor("refunded_credits", {
         header: () => t("spend.colRefunded"),
-        cell: (info) => <span className={info.getValue() > 0 ? "text-emerald-700" : "text-zinc-400"}>{formatCredits(info.getValue(), locale)}</span>,
+        cell: (info) => <span className={info.getValue() > 0 ? "text-emerald-700" : "text-zinc-500"}>{formatCredits(info.getValue(), locale)}</span>,
         meta: { align: "right" },
       }),
     ],

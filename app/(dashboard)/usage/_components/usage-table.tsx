@@ -60,7 +60,7 @@ export function UsageTable(props: AuditRowsProps<UsageEventItem>) {
       }),
       column.accessor("actual_amount_credits", {
         header: () => t("usage.colCredits"),
-        cell: (info) => <span className={info.getValue() > 0 ? "font-medium text-zinc-900" : "text-zinc-400"}>{formatCredits(info.getValue(), locale)}</span>,
+        cell: (info) => <span className={info.getValue() > 0 ? "font-medium text-zinc-900" : "text-zinc-500"}>{formatCredits(info.getValue(), locale)}</span>,
         meta: { align: "right" },
       }),
       column.accessor("duration_ms", {

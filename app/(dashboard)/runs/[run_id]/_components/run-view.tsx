@@ -206,7 +206,7 @@ function RunEventsTable({ events, timeZone }: { events: RunEvent[]; timeZone: st
       column.accessor("actual_amount_credits", {
         header: () => t("usage.colCredits"),
         cell: (info) => (
-          <span className={info.getValue() > 0 ? "font-medium text-zinc-900" : "text-zinc-400"} data-testid="run-event-credits">
+          <span className={info.getValue() > 0 ? "font-medium text-zinc-900" : "text-zinc-500"} data-testid="run-event-credits">
             {formatCredits(info.getValue(), locale)}
           </span>
         ),
@@ -226,7 +226,7 @@ function RunEventsTable({ events, timeZone }: { events: RunEvent[]; timeZone: st
               {shortId(id)}
             </Link>
           ) : (
-            <span className="text-zinc-400">—</span>
+            <span className="text-zinc-500">—</span>
           );
         },
       }),
