@@ -4,13 +4,14 @@ import { eq } from "drizzle-orm";
 import { getDatabase } from "../db";
 import { users } from "../db/schema/users";
 import { listMemberships, touchSignIn } from "../accounts/members";
-import { recordActivity, recordInAccounts } from "../accounts/activity";
+import { type Actor, recordActivity, recordInAccounts } from "../accounts/activity";
 import { hasTwoFactor, useSecondFactor } from "../accounts/two-factor";
 import type { Db } from "../db/types";
 import { verifyPassword } from "../auth/passwords";
 import { stampedClientAddress } from "../http/client-address";
 import { getDashboardSecret } from "./auth-secret";
 import { loginThrottle } from "./login-throttle";
+import { failedSignIns, type SignInFailureKind } from "./failed-sign-ins";
 import { TWO_FACTOR_INVALID, TWO_FACTOR_REQUIRED, loginThrottledError } from "../dashboard/login-errors";
 
 const SESSION_MAX_AGE_SECONDS = 7 * 24 * 60 * 60;
@@ -36,16 +37,14 @@ export async function authorizeCredentials(
   const user = rows[0];
   const valid = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
   const userAgent = typeof req.headers?.["user-agent"] === "string" ? req.headers["user-agent"] : null;
-  const memberships = user ? await listMemberships(db, user.id) : [];
-  const accountIds = memberships.map((m) => m.accountId);
-  const actor = { type: "user" as const, id: user?.id ?? null, label: email, ipAddress: address, userAgent };
-  // A wrong password needs no call: the attempt `begin` took already counts as a failure. Each
-  // account the user belongs to sees the failure in its activity log.
+  const actor: Actor = { type: "user", id: user?.id ?? null, label: email, ipAddress: address, userAgent };
+  // A wrong password needs no call: the attempt `begin` took already counts as a failure.
   if (!user || !valid) {
-    await recordInAccounts(db, accountIds, actor, { action: "user.sign_in_failed", objectType: "user", objectId: user?.id ?? null, after: { reason: "wrong password" } });
+    if (user) await recordFailure(db, user.id, actor, "password", "wrong password");
     return null;
   }
   // The account the user last signed in to (a user removed from every account cannot sign in).
+  const memberships = await listMemberships(db, user.id);
   const account = memberships[0];
   if (!account) return null;
   // Two-factor sign-in: without a code the form asks for one, keeping what was typed (this attempt
@@ -59,7 +58,7 @@ export async function authorizeCredentials(
     }
     const check = await db.transaction((tx) => useSecondFactor(tx as unknown as Db, { userId: user.id, code }));
     if (!check.ok) {
-      await recordInAccounts(db, accountIds, actor, { action: "user.sign_in_failed", objectType: "user", objectId: user.id, after: { reason: `second factor: ${check.reason}` } });
+      await recordFailure(db, user.id, actor, "second_factor", `second factor: ${check.reason}`);
       throw new Error(TWO_FACTOR_INVALID);
     }
     secondFactor = check.method;
@@ -68,6 +67,24 @@ export async function authorizeCredentials(
   await touchSignIn(db, user.id, account.accountId);
   await recordActivity(db, account.accountId, actor, { action: "user.signed_in", objectType: "user", objectId: user.id, ...(secondFactor ? { after: { second_factor: secondFactor } } : {}) });
   return { id: user.id, email: user.email, accountId: account.accountId, role: account.role };
+}
+
+/**
+ * Logs a failed sign-in in every account the user belongs to (a password opens all of them), but
+ * only the first of its kind in the user's window (`failedSignIns`): an attacker's guesses cost the
+ * log one entry per account and window, not one per guess.
+ */
+async function recordFailure(db: Db, userId: string, actor: Actor, kind: SignInFailureKind, reason: string): Promise<void> {
+  const entry = failedSignIns.note(userId, kind);
+  if (!entry.write) return;
+  const accountIds = (await listMemberships(db, userId)).map((m) => m.accountId);
+  const previous = entry.previousWindow && { started_at: entry.previousWindow.startedAt.toISOString(), failures: entry.previousWindow.failures };
+  await recordInAccounts(db, accountIds, actor, {
+    action: "user.sign_in_failed",
+    objectType: "user",
+    objectId: userId,
+    after: { reason, window_minutes: entry.windowMinutes, ...(previous ? { previous_window: previous } : {}) },
+  });
 }
 
 /**
