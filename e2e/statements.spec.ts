@@ -92,6 +92,14 @@ function pdfPages(file: string): number {
   }
 }
 
+/** The printed text, laid out as on the page (poppler-utils: .ci/run installs it). */
+function pdfText(file: string): string {
+  return execFileSync("pdftotext", ["-layout", file, "-"], { encoding: "utf8" });
+}
+
+/** "2026-11-28 09:41 (UTC)": an instant with its year and its zone. */
+const zonedAt = (zone: string) => new RegExp(`\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} \\(${zone.replace("/", "\\/")}\\)`);
+
 test("a past month's statement: every figure, reconciled, final with its hash; prints on one A4 page", async ({ page }) => {
   test.setTimeout(120_000);
   await signInOwner(page);
@@ -108,6 +116,10 @@ test("a past month's statement: every figure, reconciled, final with its hash; p
   await expect(doc).toBeVisible();
   await expect(page.getByTestId("statement-account")).toContainText("Acme Research Ltd");
   await expect(page.getByTestId("statement-tz-shown")).toHaveText("UTC");
+  await expect(page.getByTestId("statement-period")).toContainText(`${MONTH}-01 – `);
+  await expect(page.getByTestId("statement-bounds")).toContainText(`${MONTH}-01 00:00`);
+  await expect(page.getByTestId("statement-finalized")).toHaveText(zonedAt("UTC"));
+  await expect(page.getByTestId("statement-generated-at")).toHaveText(zonedAt("UTC"));
   await expect(page.getByTestId("statement-opening-paid")).toHaveText("187.5");
   await expect(page.getByTestId("statement-opening-bonus")).toHaveText("50");
   await expect(page.getByTestId("statement-opening-total")).toHaveText("237.5");
@@ -137,10 +149,22 @@ test("a past month's statement: every figure, reconciled, final with its hash; p
   await page.emulateMedia({ media: "print" });
   await expect(page.getByTestId("statement-print")).toBeHidden();
   await expect(page.getByRole("link", { name: "All statements" })).toBeHidden();
+  await expect(page.getByTestId("statement-generated-at")).toBeVisible();
+  await page.setViewportSize({ width: 794, height: 1123 });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, "statement-print-media.png"), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
   await page.emulateMedia({ media: null });
   const pdf = test.info().outputPath("statement.pdf");
   await page.pdf({ path: pdf, format: "A4", printBackground: true });
   expect(pdfPages(pdf)).toBe(1);
+  // The printed page: its number in the margin, the generated-at time with its zone, and ids on one line each.
+  const printed = pdfText(pdf);
+  expect(printed).toMatch(/\b1\s*\/\s*1\b/);
+  expect(printed).toContain(`${MONTH} · ${accountId}`);
+  expect(printed).toMatch(new RegExp(`Generated[\\s\\S]*${zonedAt("UTC").source}`));
+  const idLines = printed.split("\n").filter((line) => line.includes(accountId));
+  expect(idLines.length, "the account id is printed whole, on its own lines").toBeGreaterThanOrEqual(2);
+  expect(printed).toContain(hash);
   fs.copyFileSync(pdf, path.join(SCREENSHOT_DIR, "statement.pdf"));
   const scratch = path.join(process.cwd(), ".scratch");
   fs.mkdirSync(scratch, { recursive: true });
@@ -154,6 +178,48 @@ test("a past month's statement: every figure, reconciled, final with its hash; p
   await expect(page.getByTestId("statement-verdict")).toContainText("已平衡");
   await expect(doc).toContainText("积分对账单");
   await screenshotBoth(page, "statement-zh");
+});
+
+test.describe("in a browser in Shanghai", () => {
+  test.use({ timezoneId: "Asia/Shanghai" });
+
+  test("Statements take the page's zone like every page: Shanghai's months by default, UTC's by the switch, each final with its own hash", async ({ page }) => {
+    test.setTimeout(120_000);
+    await signInOwner(page);
+    await page.goto(`${server.baseUrl}/statements`);
+    await expect(page.getByTestId("tz-current")).toHaveText("Asia/Shanghai");
+    await expect(page.getByTestId("statement-zone-note")).toContainText("midnight to midnight in Asia/Shanghai");
+    const row = page.getByTestId(`statement-row-${MONTH}`);
+    await expect(row).toContainText("Final");
+    await expect(page.getByRole("columnheader", { name: "Period (Asia/Shanghai)" })).toBeVisible();
+    await row.getByRole("link").click();
+
+    // Shanghai's month starts 8 hours before UTC's; every row of this month lies well inside both.
+    await expect(page.getByTestId("statement-tz-shown")).toHaveText("Asia/Shanghai");
+    await expect(page.getByTestId("statement-bounds")).toContainText(`${MONTH}-01 00:00`);
+    await expect(page.getByTestId("statement-bounds")).toContainText("Asia/Shanghai");
+    await expect(page.getByTestId("statement-generated-at")).toHaveText(zonedAt("Asia/Shanghai"));
+    await expect(page.getByTestId("statement-closing-total")).toHaveText("331.1");
+    const shanghai = (await page.getByTestId("statement-hash").textContent()) ?? "";
+    expect(shanghai).toMatch(/^[0-9a-f]{64}$/);
+    const stored = await page.evaluate(async (month) => {
+      const token = (await (await fetch("/api/dashboard/token")).json()).access_token as string;
+      const read = async (tz: string) => (await (await fetch(`/api/v1/auth/credits/statements/${month}?tz=${tz}`, { headers: { Authorization: `Bearer ${token}` } })).json()).data.content_hash as string;
+      return { shanghai: await read("Asia/Shanghai"), utc: await read("UTC") };
+    }, MONTH);
+    expect(stored.shanghai).toBe(shanghai);
+    expect(stored.utc).not.toBe(shanghai);
+
+    await page.getByTestId("tz-switch").getByRole("button", { name: "UTC" }).click();
+    await expect(page).toHaveURL(/tz=UTC/);
+    await expect(page.getByTestId("statement-tz-shown")).toHaveText("UTC");
+    await expect(page.getByTestId("statement-hash")).toHaveText(stored.utc);
+    await expect(page.getByTestId("statement-generated-at")).toHaveText(zonedAt("UTC"));
+    // Back to the list in the zone chosen.
+    await page.getByRole("link", { name: "All statements" }).click();
+    await expect(page).toHaveURL(/\/statements\?tz=UTC$/);
+    await expect(page.getByRole("columnheader", { name: "Period (UTC)" })).toBeVisible();
+  });
 });
 
 test("another account's statement is refused; a month that has not started is not found", async ({ page }) => {

@@ -22,7 +22,8 @@ export interface DataTableProps<T> {
   columns: TableOptions<T>["columns"];
   caption: string;
   getRowId: (row: T) => string;
-  rowTestId?: string;
+  /** One test id for every row, or one per row. */
+  rowTestId?: string | ((row: T) => string);
   /** Highlights a row (the one open in a side panel, the one linked to). */
   isRowSelected?: (row: T) => boolean;
   footer?: ReactNode;
@@ -37,6 +38,7 @@ export interface DataTableProps<T> {
 export function DataTable<T>({ data, columns, caption, getRowId, rowTestId, isRowSelected, footer, busy }: DataTableProps<T>) {
   const table = useReactTable({ data, columns, getCoreRowModel: getCoreRowModel(), getRowId, manualPagination: true, manualSorting: true, manualFiltering: true });
   const phone = usePhoneLayout();
+  const testIdOf = (row: T) => (typeof rowTestId === "function" ? rowTestId(row) : rowTestId);
 
   if (phone) {
     return (
@@ -49,7 +51,7 @@ export function DataTable<T>({ data, columns, caption, getRowId, rowTestId, isRo
             return (
               <li
                 key={row.id}
-                data-testid={rowTestId}
+                data-testid={testIdOf(row.original)}
                 className={`rounded-xl border bg-white p-4 shadow-xs ${isRowSelected?.(row.original) ? "border-indigo-300 ring-2 ring-indigo-100" : "border-zinc-200"}`}
               >
                 {primary.length > 0 && (
@@ -103,7 +105,7 @@ export function DataTable<T>({ data, columns, caption, getRowId, rowTestId, isRo
           </thead>
           <tbody className="divide-y divide-zinc-100">
             {table.getRowModel().rows.map((row) => (
-              <tr key={row.id} data-testid={rowTestId} className={isRowSelected?.(row.original) ? "bg-indigo-50/70" : "hover:bg-zinc-50"}>
+              <tr key={row.id} data-testid={testIdOf(row.original)} className={isRowSelected?.(row.original) ? "bg-indigo-50/70" : "hover:bg-zinc-50"}>
                 {row.getVisibleCells().map((cell) => {
                   const meta = cell.column.columnDef.meta;
                   return (

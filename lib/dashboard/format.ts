@@ -74,6 +74,23 @@ export function formatDateTime(iso: string | null | undefined, timeZone: string,
   return `${get("year")}-${get("month")}-${get("day")} ${time}`;
 }
 
+/**
+ * An instant with its zone, for any reset, expiry or period boundary shown outside a table whose
+ * header names the zone: "2026-12-01 00:00 (Asia/Shanghai)", "2026-12-01 00:00（Asia/Shanghai）".
+ * The zone is spelled as IANA writes it.
+ */
+export function formatZonedDateTime(iso: string | null | undefined, timeZone: string, locale: Locale, options: { seconds?: boolean } = {}): string {
+  if (!iso) return "—";
+  const at = formatDateTime(iso, timeZone, { seconds: options.seconds ?? false });
+  return locale === "zh" ? `${at}（${timeZone}）` : `${at} (${timeZone})`;
+}
+
+/** The calendar day an instant falls on in a zone, "2026-09-30"; `exclusiveEnd` reads the instant before (a period's end). */
+export function dayIn(iso: string, timeZone: string, options: { exclusiveEnd?: boolean } = {}): string {
+  const at = options.exclusiveEnd ? new Date(new Date(iso).getTime() - 1).toISOString() : iso;
+  return formatDateTime(at, timeZone, { seconds: false }).slice(0, 10);
+}
+
 /** A bucket's label on a chart axis: the hour for hourly buckets, the date otherwise. */
 export function formatBucket(iso: string, bucket: string, timeZone: string): string {
   const full = formatDateTime(iso, timeZone, { seconds: false });

@@ -15,12 +15,13 @@ export function browserTimeZone(): string {
   }
 }
 
-export function isValidTimeZone(zone: string): boolean {
+/** The zone as IANA writes it ("asia/shanghai" → "Asia/Shanghai"), or null if it is no zone. */
+export function canonicalTimeZone(zone: string): string | null {
   try {
-    new Intl.DateTimeFormat("en", { timeZone: zone });
-    return true;
+    const resolved = new Intl.DateTimeFormat("en", { timeZone: zone }).resolvedOptions().timeZone;
+    return resolved === "Etc/UTC" || resolved === "Etc/GMT" ? UTC : resolved;
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -61,7 +62,8 @@ export function useTimeZone(): TimeZoneState {
   const fromUrl = params.get("tz");
   const stored = useSyncExternalStore(subscribe, storedChoice, () => null);
   const localZone = useSyncExternalStore(subscribe, browserTimeZone, () => UTC);
-  const timeZone = fromUrl && isValidTimeZone(fromUrl) ? fromUrl : stored === UTC ? UTC : localZone;
+  const fromUrlZone = fromUrl ? canonicalTimeZone(fromUrl) : null;
+  const timeZone = fromUrlZone ?? (stored === UTC ? UTC : localZone);
 
   const setUtc = useCallback(
     (utc: boolean) => {

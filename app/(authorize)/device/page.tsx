@@ -3,7 +3,7 @@ import { getDatabase } from "@/lib/db";
 import { translator, type Translate } from "@/lib/dashboard/i18n";
 import { getRequestLocale } from "@/lib/dashboard/locale-server";
 import { requireAuthorizingUser } from "@/lib/dashboard-session/authorize-session";
-import { formatWait } from "@/lib/dashboard/format";
+import { formatWait, formatZonedDateTime } from "@/lib/dashboard/format";
 import { findPendingDeviceAuthorization, type PendingDeviceAuthorization } from "@/lib/oauth/device";
 import { UserCodeThrottledError } from "@/lib/oauth/user-code-throttle";
 import { Card } from "@/components/ui/card";
@@ -119,7 +119,7 @@ export default async function DevicePage({ searchParams }: { searchParams: Searc
               </p>
             </section>
           </RequestDetails>
-          <p className="text-xs text-zinc-500">{t("authorize.expiresAt", { time: pending.expiresAt.toISOString().slice(11, 16) })}</p>
+          <p className="text-xs text-zinc-500">{t("authorize.expiresAt", { time: formatZonedDateTime(pending.expiresAt.toISOString(), "UTC", locale) })}</p>
           <DecisionButtons />
         </form>
       </Card>

@@ -6,7 +6,7 @@ import { useI18n } from "@/components/i18n/i18n-provider";
 import { Card } from "@/components/ui/card";
 import { ErrorState } from "@/components/ui/error-state";
 import { expirationsQueryKey, fetchExpirations, type CreditExpirations } from "@/lib/dashboard/expirations";
-import { formatCredits, formatDateTime, numberLocale } from "@/lib/dashboard/format";
+import { formatCredits, formatZonedDateTime, numberLocale } from "@/lib/dashboard/format";
 import type { Locale, MessageKey } from "@/lib/dashboard/i18n";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 
@@ -52,7 +52,7 @@ function ExpirationRow({ item, timeZone }: { item: Expiration; timeZone: string 
           <span className="font-medium text-amber-700">{t("expiring.now")}</span>
         ) : (
           <>
-            {t("expiring.at", { date: formatDateTime(item.expires_at, timeZone, { seconds: false }) })}{" "}
+            {t("expiring.at", { date: formatZonedDateTime(item.expires_at, timeZone, locale) })}{" "}
             <span className="text-xs text-zinc-500">({fromNow(item.expires_at, locale)})</span>
           </>
         )}

@@ -8,7 +8,7 @@ import { Card } from "@/components/ui/card";
 import { ErrorState } from "@/components/ui/error-state";
 import { EmptyState, LoadingBlock } from "@/components/ui/states";
 import { fetchNotifications, markNotificationsRead, notificationsQueryKey, type NotificationItem } from "@/lib/dashboard/alerts";
-import { formatCredits, formatCreditsUnit, formatDateTime } from "@/lib/dashboard/format";
+import { formatCredits, formatCreditsUnit, formatDateTime, formatZonedDateTime } from "@/lib/dashboard/format";
 import type { Locale, Translate } from "@/lib/dashboard/i18n";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 
@@ -32,7 +32,7 @@ function describe(n: NotificationItem, t: Translate, locale: Locale, timeZone: s
     return t("notifications.text.budget_refusing", { limit: unit(p.limit_credits), needed: unit(p.needed_credits) });
   }
   if (n.kind === "credits_expiring" && p.remaining_credits !== undefined && p.amount_credits !== undefined && typeof p.expires_at === "string") {
-    return t("notifications.text.credits_expiring", { remaining: credits(p.remaining_credits), n: Number(p.remaining_credits), amount: credits(p.amount_credits), time: formatDateTime(p.expires_at, timeZone, { seconds: false }) });
+    return t("notifications.text.credits_expiring", { remaining: credits(p.remaining_credits), n: Number(p.remaining_credits), amount: credits(p.amount_credits), time: formatZonedDateTime(p.expires_at, timeZone, locale) });
   }
   if (n.kind === "webhook_test") return t("notifications.text.webhook_test");
   return Object.entries(p)

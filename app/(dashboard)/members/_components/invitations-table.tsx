@@ -69,7 +69,7 @@ export function InvitationsTable({ canManage }: { canManage: boolean }) {
         cell: (info) => <span className="whitespace-nowrap tabular-nums text-zinc-600">{formatDateTime(info.getValue(), tz.timeZone, { seconds: false })}</span>,
       }),
       column.accessor("expires_at", {
-        header: () => t("members.expiresAt"),
+        header: () => t("members.expiresAt", { tz: tz.timeZone }),
         cell: (info) => {
           const inv = info.row.original;
           const when = inv.status === "accepted" ? inv.accepted_at : info.getValue();

@@ -1,53 +1,62 @@
 "use client";
 
+import { useSyncExternalStore } from "react";
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { AccountFilter } from "@/components/filters/filter-fields";
-import { browserTimeZone, UTC } from "@/lib/dashboard/time-zone";
-import { useUrlParams } from "@/lib/dashboard/url-state";
+import { TimeZoneSwitch } from "@/components/filters/time-zone-switch";
+import { UTC, useTimeZone, type TimeZoneState } from "@/lib/dashboard/time-zone";
+import { useUrlParams, type UrlPatch } from "@/lib/dashboard/url-state";
 import type { StatementTarget } from "@/lib/dashboard/statements";
 
-/** The statement's time zone (UTC unless the URL names one: statements are final per zone) and, for support, the account. */
-export function useStatementTarget(): [StatementTarget, ReturnType<typeof useUrlParams>[1]] {
+const noSubscription = () => () => {};
+
+export interface StatementTargetState {
+  /** What the API is asked for: the page's zone (UTC is the API's default, so it is left out) and, for support, the account. */
+  target: StatementTarget;
+  tz: TimeZoneState;
+  /**
+   * The page's zone is known only after hydration (the server render assumes UTC): reading a
+   * statement before would compute, and for a past month store, one in a zone nobody asked for.
+   */
+  ready: boolean;
+  /** The query string that carries the zone named in the URL and the account to another statement page. */
+  linkQuery: string;
+  update: (patch: UrlPatch) => void;
+}
+
+/** The statement's zone is the page's, as on every other page: `?tz=`, else the choice kept in this browser, else the browser's zone. */
+export function useStatementTarget(): StatementTargetState {
+  const tz = useTimeZone();
   const [params, update] = useUrlParams();
-  const tz = params.get("tz") || undefined;
+  const ready = useSyncExternalStore(noSubscription, () => true, () => false);
   const account = params.get("account_id") || undefined;
-  return [{ tz: tz && tz !== UTC ? tz : undefined, account_id: account }, update];
+  const carried = new URLSearchParams();
+  if (params.get("tz")) carried.set("tz", tz.timeZone);
+  if (account) carried.set("account_id", account);
+  const qs = carried.toString();
+  return {
+    target: { tz: tz.timeZone === UTC ? undefined : tz.timeZone, account_id: account },
+    tz,
+    ready,
+    linkQuery: qs ? `?${qs}` : "",
+    update,
+  };
 }
 
-/** The query string that carries the target to another statement page. */
-export function targetQuery(q: StatementTarget): string {
-  const p = new URLSearchParams();
-  if (q.tz) p.set("tz", q.tz);
-  if (q.account_id) p.set("account_id", q.account_id);
-  const s = p.toString();
-  return s ? `?${s}` : "";
-}
-
-export function StatementTargetControls({ target, update, isSupport }: { target: StatementTarget; update: (patch: Record<string, string | null>) => void; isSupport: boolean }) {
+/** The zone switch every page has, what a zone means for a statement, and support's account box. */
+export function StatementTargetControls({ state, isSupport }: { state: StatementTargetState; isSupport: boolean }) {
   const { t } = useI18n();
-  const local = browserTimeZone();
-  const options = [{ value: "", label: t("statements.tzUtc") }, ...(local !== UTC ? [{ value: local, label: t("statements.tzLocal", { zone: local }) }] : [])];
-  if (target.tz && target.tz !== local) options.push({ value: target.tz, label: target.tz });
   return (
-    <div className="flex flex-wrap items-end gap-3 print:hidden">
-      <label className="flex flex-col gap-1 text-xs font-medium text-zinc-600">
-        {t("statements.tz")}
-        <select
-          className="rounded-lg border border-zinc-300 bg-white px-2.5 py-1.5 text-sm text-zinc-800"
-          value={target.tz ?? ""}
-          onChange={(e) => update({ tz: e.target.value || null })}
-          data-testid="statement-tz"
-        >
-          {options.map((o) => (
-            <option key={o.value} value={o.value}>
-              {o.label}
-            </option>
-          ))}
-        </select>
-      </label>
+    <div className="flex flex-wrap items-end gap-x-6 gap-y-3 print:hidden">
+      <div className="min-w-0 max-w-xl space-y-1">
+        <TimeZoneSwitch tz={state.tz} />
+        <p className="text-xs text-zinc-500" data-testid="statement-zone-note">
+          {t("statements.zoneNote", { zone: state.tz.timeZone })}
+        </p>
+      </div>
       {isSupport && (
-        <div className="w-56">
-          <AccountFilter value={target.account_id} onChange={(v) => update({ account_id: v || null })} />
+        <div className="w-full sm:w-56">
+          <AccountFilter value={state.target.account_id} onChange={(v) => state.update({ account_id: v || null })} />
         </div>
       )}
     </div>
