@@ -56,6 +56,15 @@ const EnvSchema = z.object({
    * 10 MiB a Call's files may total); "deny" (default): files are sent inline only (base64, data: URI).
    */
   OUTBOUND_FILE_URLS: z.enum(["allow", "deny"]).default("deny"),
+  /** Ed25519 private key (PKCS#8 PEM) that signs the audit digests; unset: AUDIT_DIGEST_KEY_FILE, else a key generated in DATA_DIR. */
+  AUDIT_DIGEST_KEY: z.string().min(1).optional(),
+  /** Path of that key's PEM file (the alternative to AUDIT_DIGEST_KEY). */
+  AUDIT_DIGEST_KEY_FILE: z.string().min(1).optional(),
+  /** Directory the signed digests are written to (default DATA_DIR/audit-digests); ignored with AUDIT_DIGEST_S3_BUCKET. */
+  AUDIT_DIGEST_DIR: z.string().min(1).optional(),
+  /** S3 bucket for the digests instead of a directory (the S3_REGION / S3_ENDPOINT / S3_FORCE_PATH_STYLE client). */
+  AUDIT_DIGEST_S3_BUCKET: z.string().min(1).optional(),
+  AUDIT_DIGEST_S3_PREFIX: z.string().default("audit-digests/"),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -117,4 +126,48 @@ export function privateUpstreamAllowList(): Set<string> {
       .map((s) => s.trim())
       .filter(Boolean),
   );
+}
+
+export interface AuditDigestConfig {
+  /** PEM text of the signing key, when given in the environment. */
+  key?: string;
+  keyFile: string;
+  /** The key file is Tollgate's own, generated on first use (neither variable set). */
+  generatedKey: boolean;
+  store: { kind: "dir"; dir: string } | { kind: "s3"; bucket: string; prefix: string };
+}
+
+/**
+ * Where the audit digests' key and store are (lib/audit/digests.ts), read at each use like
+ * OUTBOUND_FILE_URLS, so the CLI's admin channel and the tests see the current settings.
+ */
+export function auditDigestConfig(): AuditDigestConfig {
+  const parsed = EnvSchema.pick({
+    DATA_DIR: true,
+    AUDIT_DIGEST_KEY: true,
+    AUDIT_DIGEST_KEY_FILE: true,
+    AUDIT_DIGEST_DIR: true,
+    AUDIT_DIGEST_S3_BUCKET: true,
+    AUDIT_DIGEST_S3_PREFIX: true,
+  }).safeParse(process.env);
+  if (!parsed.success) throw new Error(`Invalid environment:\n${parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n")}`);
+  const e = parsed.data;
+  if (e.AUDIT_DIGEST_KEY && e.AUDIT_DIGEST_KEY_FILE) throw new Error("Invalid environment:\n  set AUDIT_DIGEST_KEY or AUDIT_DIGEST_KEY_FILE, not both");
+  const data = path.resolve(e.DATA_DIR);
+  return {
+    // A PEM in one line (\n escaped), as some secret stores hand it over, reads the same.
+    key: e.AUDIT_DIGEST_KEY?.replace(/\\n/g, "\n"),
+    keyFile: path.resolve(e.AUDIT_DIGEST_KEY_FILE ?? path.join(data, "audit-digest-key.pem")),
+    generatedKey: !e.AUDIT_DIGEST_KEY && !e.AUDIT_DIGEST_KEY_FILE,
+    store: e.AUDIT_DIGEST_S3_BUCKET
+      ? { kind: "s3", bucket: e.AUDIT_DIGEST_S3_BUCKET, prefix: e.AUDIT_DIGEST_S3_PREFIX }
+      : { kind: "dir", dir: path.resolve(e.AUDIT_DIGEST_DIR ?? path.join(data, "audit-digests")) },
+  };
+}
+
+/** The S3 client settings the result store uses, read at each use. */
+export function s3ClientConfig(): { region: string; endpoint?: string; forcePathStyle: boolean } {
+  const parsed = EnvSchema.pick({ S3_REGION: true, S3_ENDPOINT: true, S3_FORCE_PATH_STYLE: true }).safeParse(process.env);
+  if (!parsed.success) throw new Error(`Invalid environment:\n${parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n")}`);
+  return { region: parsed.data.S3_REGION, endpoint: parsed.data.S3_ENDPOINT, forcePathStyle: parsed.data.S3_FORCE_PATH_STYLE === "true" };
 }

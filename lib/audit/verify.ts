@@ -3,16 +3,23 @@
 // the rows breaking it, so it runs on any database size (aggregates and index lookups, nothing
 // loaded into memory but the violations). Every concurrency and fault test ends by running it.
 // Balances below zero are not a check here: the credit_balances CHECK constraints refuse them.
+// Whoever can write the database can also make these checks pass (rewrite a row, recompute every
+// hash after it); `digests` adds the checks against signed digests kept outside it (digest-verify.ts).
 import { activityContent, chainedHash } from "../accounts/activity";
 import { creditKinds, ledgerKindAmount } from "./ledger-kinds";
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
+import { verifyDigests, type DigestSummary, type DigestVerifyOptions } from "./digest-verify";
+import type { DigestLogName } from "./digests";
 
 export interface Violation {
   account_id: string;
   check: string;
   message: string;
+  /** Digest checks: the digest the finding breaks, and the first row that differs from it. */
+  digest?: string;
+  row?: { log: DigestLogName; seq: number; id: string | null };
 }
 
 export interface VerifyReport {
@@ -22,6 +29,8 @@ export interface VerifyReport {
   /** At most `limit` per check; `truncated` says where more were found. */
   violations: Violation[];
   truncated: string[];
+  /** With `digests`: what was checked against the signed digests. */
+  digests?: DigestSummary;
 }
 
 export interface VerifyOptions {
@@ -31,6 +40,8 @@ export interface VerifyOptions {
   now?: Date;
   /** Violations reported per check. */
   limit?: number;
+  /** Also check the ledger and the activity log against the signed digests in this store (lib/audit/digest-verify.ts). */
+  digests?: Omit<DigestVerifyOptions, "accountId" | "limit">;
 }
 
 export const DEFAULT_GRACE_SECONDS = 60;
@@ -42,7 +53,7 @@ type Scope = (alias?: string) => SQL;
 
 interface Check {
   name: string;
-  query: (account: Scope, opts: Required<Omit<VerifyOptions, "accountId">>) => SQL;
+  query: (account: Scope, opts: Required<Omit<VerifyOptions, "accountId" | "digests">>) => SQL;
   message: (row: Record<string, string | null>) => string;
 }
 
@@ -248,8 +259,17 @@ const checks: Check[] = [
 
 export const verifyChecks = checks.map((c) => c.name);
 
-/** Runs every check; `ok` when none found a violation. */
+/** Runs every check (and, with `digests`, the digest checks); `ok` when none found a violation. */
 export async function verifyLedger(db: Db, options: VerifyOptions = {}): Promise<VerifyReport> {
+  const { digests, ...rest } = options;
+  const report = await verifyInvariants(db, rest);
+  if (!digests) return report;
+  const checked = await verifyDigests(db, { ...digests, accountId: options.accountId, limit: options.limit });
+  const violations = [...report.violations, ...checked.violations];
+  return { ...report, ok: violations.length === 0, violations, truncated: [...report.truncated, ...checked.truncated], digests: checked.summary };
+}
+
+async function verifyInvariants(db: Db, options: Omit<VerifyOptions, "digests">): Promise<VerifyReport> {
   const opts = { graceSeconds: options.graceSeconds ?? DEFAULT_GRACE_SECONDS, now: options.now ?? new Date(), limit: options.limit ?? 100 };
   const accountId = options.accountId;
   const account: Scope = (alias) => (accountId === undefined ? sql`true` : sql`${sql.raw(alias ? `${alias}.` : "")}account_id = ${accountId}`);

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { Db } from "../db/types";
@@ -17,6 +18,9 @@ import { createOAuthClient } from "../oauth/create-client";
 import { ALL_SCOPES, formatScope, isScope } from "../oauth/scopes";
 import { userRoles, type UserRole } from "../vocab/roles";
 import { DEFAULT_GRACE_SECONDS, verifyLedger } from "../audit/verify";
+import { writeAuditDigest } from "../audit/digests";
+import { digestPublicKey } from "../audit/digest-key";
+import { openDigestStore } from "../audit/digest-store";
 import { OPERATOR } from "../accounts/activity";
 
 import { list, oneOf, optStr, str, UsageError, type CommandContext, type CommandSpec, type Values } from "./command-kit";
@@ -146,13 +150,27 @@ const coreCommands: Record<string, CommandSpec> = {
       }),
   },
   "audit verify": {
-    usage: `audit verify [--account ID] [--grace-seconds N (default ${DEFAULT_GRACE_SECONDS})]   (exit 1 when an invariant is broken)`,
-    options: { account: { type: "string" }, "grace-seconds": { type: "string" } },
+    usage:
+      `audit verify [--account ID] [--grace-seconds N (default ${DEFAULT_GRACE_SECONDS})] [--digests DIR|s3://BUCKET/PREFIX [--public-key FILE]...]` +
+      "   (exit 1 when an invariant is broken or a row differs from the signed digests)",
+    options: { account: { type: "string" }, "grace-seconds": { type: "string" }, digests: { type: "string" }, "public-key": { type: "string", multiple: true } },
     run: (db, v) => {
       const grace = optStr(v, "grace-seconds");
       if (grace !== undefined && !/^\d+$/.test(grace)) throw new UsageError("--grace-seconds must be a non-negative integer");
-      return verifyLedger(db, { accountId: optStr(v, "account"), graceSeconds: grace === undefined ? undefined : Number(grace) });
+      const digests = optStr(v, "digests");
+      const keyFiles = list(v, "public-key");
+      if (keyFiles.length > 0 && digests === undefined) throw new UsageError("--public-key applies with --digests");
+      return verifyLedger(db, {
+        accountId: optStr(v, "account"),
+        graceSeconds: grace === undefined ? undefined : Number(grace),
+        digests: digests === undefined ? undefined : { store: openDigestStore(digests), publicKeys: keyFiles.length > 0 ? keyFiles.map(readPublicKey) : undefined },
+      });
     },
+  },
+  "audit digest": {
+    usage: "audit digest   (signs every account's ledger and activity log heads now; AUDIT_DIGEST_* say with which key and where to)",
+    options: {},
+    run: (db) => writeAuditDigest(db),
   },
   "providers import": {
     usage:
@@ -191,6 +209,16 @@ const coreCommands: Record<string, CommandSpec> = {
 
 /** Every command: the core ones above, spend controls (lib/cli/spend-commands.ts) and members (lib/cli/team-commands.ts). */
 const commands: Record<string, CommandSpec> = { ...coreCommands, ...spendCommands, ...teamCommands };
+
+function readPublicKey(file: string) {
+  let pem: string;
+  try {
+    pem = fs.readFileSync(file, "utf8");
+  } catch {
+    throw new UsageError(`--public-key ${file}: no such file`);
+  }
+  return digestPublicKey(pem, file);
+}
 
 /**
  * `--mcp URL`: the server's tools become an `mcp` provider; free unless `--price` sets credits per

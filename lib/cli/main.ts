@@ -8,9 +8,9 @@ import { DomainError } from "../errors";
 import { sendAdminCommand } from "../server/admin-channel";
 import { parseCommand, runCommand, usageText, UsageError } from "./commands";
 
-/** Options that name a file (`--openapi` also takes a URL, left as it is). */
-const PATH_OPTIONS = ["--file", "--openapi", "--price-per-operation"];
-const absolute = (value: string) => (/^https?:\/\//i.test(value) ? value : path.resolve(value));
+/** Options that name a file (`--openapi` also takes a URL, `--digests` an s3:// location, left as they are). */
+const PATH_OPTIONS = ["--file", "--openapi", "--price-per-operation", "--digests", "--public-key"];
+const absolute = (value: string) => (/^(https?|s3):\/\//i.test(value) ? value : path.resolve(value));
 
 /** Paths are resolved here, in the caller's working directory, before a command may travel to the server. */
 function absolutisePaths(argv: string[]): string[] {

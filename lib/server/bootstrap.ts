@@ -10,6 +10,7 @@ import { startToolStatsRefresher } from "../catalog/refresh-stats";
 import { startAdminChannel } from "./admin-channel";
 import { startAuthListener } from "../auth/auth-listener";
 import { startWebhookWorker } from "../webhooks/deliver";
+import { startAuditDigests } from "../audit/digests";
 
 export interface Bootstrapped {
   database: Database;
@@ -24,7 +25,7 @@ type G = typeof globalThis & { [key]?: Promise<Bootstrapped> };
  * Everything a serving process needs before its first request, done once per process (the
  * custom server and `next dev`'s API route share it): database + migrations, run-time secrets,
  * the demo catalog and seed, the admin channel (embedded database), the reservation sweeper, the
- * tool stats refresher and the webhook delivery worker.
+ * tool stats refresher, the webhook delivery worker and the hourly signed audit digest.
  */
 export function bootstrap(): Promise<Bootstrapped> {
   const g = globalThis as G;
@@ -52,6 +53,11 @@ export function bootstrap(): Promise<Bootstrapped> {
       listen: { kind: database.kind, url: e.DATABASE_URL },
       onError: (err) => logger.error({ err: err.message }, "webhook delivery failed"),
     });
+    // One instance an hour signs every account's ledger and activity heads, with a key kept outside the database.
+    const stopDigests = startAuditDigests(db, {
+      written: (o) => logger.info({ digests: o.digests.map((d) => d.name), location: o.location }, "audit digest written"),
+      error: (err) => logger.error({ err: err.message }, "audit digest failed"),
+    });
     return {
       database,
       credentials: "credentials" in seed ? seed.credentials : undefined,
@@ -61,6 +67,7 @@ export function bootstrap(): Promise<Bootstrapped> {
         stopStatsRefresher();
         stopAuthListener?.();
         void webhookWorker.stop();
+        stopDigests();
       },
     };
   })();

@@ -13,3 +13,4 @@ export * from "./system";
 export * from "./audit-rollups";
 export * from "./spend-controls";
 export * from "./team";
+export * from "./audit-digests";

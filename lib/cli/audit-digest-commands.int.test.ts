@@ -1,0 +1,95 @@
+// `audit digest` and `audit verify --digests` through the real CLI, as an operator runs them: on
+// PostgreSQL by URL, and on the embedded database through the running server's admin channel.
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { createTestDatabase, testDbKind } from "../testing/database";
+import { openDatabase } from "../db/open";
+import { migrateDatabase } from "../db/migrate";
+import { startAdminChannel } from "../server/admin-channel";
+import { OPERATOR } from "../accounts/activity";
+import { createAccount } from "../accounts/create-account";
+import type { Database } from "../db/types";
+
+const run = promisify(execFile);
+const tsx = path.resolve("node_modules/.bin/tsx");
+/** Each test starts the CLI in child processes (seconds each on a busy machine). */
+const CHILD_PROCESSES = { timeout: 120_000 };
+
+async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; json: Record<string, unknown> }> {
+  try {
+    const { stdout } = await run(tsx, ["lib/cli/main.ts", ...args, "--json"], { env: { ...process.env, ...env, LOG_LEVEL: "silent" }, timeout: 60_000 });
+    return { code: 0, json: JSON.parse(stdout.trim().split("\n").pop() ?? "{}") };
+  } catch (err) {
+    const e = err as { code: number; stdout: string };
+    return { code: e.code, json: JSON.parse(e.stdout.trim().split("\n").pop() || "{}") };
+  }
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-digest-cli-"));
+const digests = path.join(tmp, "digests");
+// The server's settings (the admin channel runs the command in this process) and the CLI's alike.
+const settings = { AUDIT_DIGEST_DIR: digests, AUDIT_DIGEST_KEY_FILE: path.join(tmp, "signing.pem") };
+let env: Record<string, string>;
+let database: Database;
+
+beforeAll(async () => {
+  Object.assign(process.env, settings);
+  // An operator's key, made outside Tollgate.
+  const { privateKey } = (await import("node:crypto")).generateKeyPairSync("ed25519");
+  fs.writeFileSync(settings.AUDIT_DIGEST_KEY_FILE, privateKey.export({ type: "pkcs8", format: "pem" }), { mode: 0o600 });
+  if (testDbKind() === "postgres") {
+    const db = await createTestDatabase();
+    database = db;
+    env = { ...settings, DATABASE_URL: db.url! };
+    return;
+  }
+  database = await openDatabase({ kind: "pglite", dataDir: path.join(tmp, "pgdata") });
+  await migrateDatabase(database);
+  const closeAdmin = await startAdminChannel(database.db, tmp);
+  env = { ...settings, DATA_DIR: tmp, DATABASE_URL: "" };
+  afterAll(async () => {
+    closeAdmin();
+    await database.close();
+  });
+}, 120_000);
+
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+describe(`audit digest commands (${testDbKind()})`, () => {
+  let accountId: string;
+  let keyFile: string;
+
+  it("audit digest signs the heads now; audit verify --digests DIR --public-key FILE exits 0 on an untouched database", CHILD_PROCESSES, async () => {
+    accountId = (await createAccount(database.db, { name: "Digests", credits: "10", actor: OPERATOR })).account_id;
+    const written = await cli(env, "audit", "digest");
+    expect(written.code).toBe(0);
+    expect(written.json).toMatchObject({ status: "written", location: digests, digests: [{ number: 1 }] });
+    keyFile = path.join(digests, "keys", `${written.json.key_id as string}.pem`);
+    // Relative paths are the operator's working directory's.
+    const verified = await cli(env, "audit", "verify", "--digests", path.relative(process.cwd(), digests), "--public-key", keyFile);
+    expect(verified.code).toBe(0);
+    expect(verified.json).toMatchObject({ ok: true, violations: [], digests: { digests_checked: 1, keys_from: "--public-key", location: digests } });
+  });
+
+  it("exits 1 naming the entry rewritten behind the triggers' back and the digest it breaks; --public-key alone is a usage error", CHILD_PROCESSES, async () => {
+    const entry = (await database.db.execute(sql`SELECT id FROM account_activity WHERE account_id = ${accountId} ORDER BY seq LIMIT 1`)) as unknown as { rows: { id: string }[] };
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql`SET LOCAL session_replication_role = replica`);
+      await tx.execute(sql`UPDATE account_activity SET actor_label = 'someone else' WHERE id = ${entry.rows[0].id}`);
+    });
+    const broken = await cli(env, "audit", "verify", "--account", accountId, "--digests", digests, "--public-key", keyFile);
+    expect(broken.code).toBe(1);
+    expect(broken.json).toMatchObject({
+      ok: false,
+      violations: expect.arrayContaining([
+        expect.objectContaining({ check: "digest_rows", digest: expect.stringMatching(/^digest-00000001-/), row: { log: "activity", seq: 1, id: entry.rows[0].id } }),
+      ]),
+    });
+    expect((await cli(env, "audit", "verify", "--public-key", keyFile)).code).toBe(2);
+  });
+});
