@@ -2,7 +2,7 @@
 
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { ClockIcon } from "@/components/ui/action-icons";
-import type { TimeZoneState } from "@/lib/dashboard/time-zone";
+import { useTimeZone, type TimeZoneState } from "@/lib/dashboard/time-zone";
 
 /**
  * States the time zone every time and bucket on the page is in, and switches between the user's
@@ -43,4 +43,9 @@ export function TimeZoneSwitch({ tz, className = "" }: { tz: TimeZoneState; clas
       )}
     </div>
   );
+}
+
+/** The switch for a page whose server part renders it: it reads the page's zone itself. */
+export function PageTimeZoneSwitch({ className = "" }: { className?: string }) {
+  return <TimeZoneSwitch tz={useTimeZone()} className={className} />;
 }

@@ -3,6 +3,7 @@ import { translator } from "@/lib/dashboard/i18n";
 import { getRequestLocale } from "@/lib/dashboard/locale-server";
 import { requireDashboardUser } from "@/lib/dashboard-session/session";
 import { PageHeader } from "@/components/ui/page-header";
+import { PageTimeZoneSwitch } from "@/components/filters/time-zone-switch";
 import { BudgetsSection } from "./_components/budgets-section";
 import { AlertSettingsForm } from "./_components/alert-settings-form";
 import { WebhooksSection } from "./_components/webhooks-section";
@@ -21,7 +22,7 @@ export default async function BudgetsPage() {
   const canEdit = user.role === "owner";
   return (
     <>
-      <PageHeader title={t("budgetsPage.title")} description={t("budgetsPage.subtitle")} />
+      <PageHeader title={t("budgetsPage.title")} description={t("budgetsPage.subtitle")} actions={<PageTimeZoneSwitch />} />
       <div className="space-y-10">
         <BudgetsSection />
         <AlertSettingsForm canEdit={canEdit} />

@@ -6,7 +6,7 @@ import { useI18n } from "@/components/i18n/i18n-provider";
 import { Card } from "@/components/ui/card";
 import { ErrorState } from "@/components/ui/error-state";
 import { LoadingBlock, Notice } from "@/components/ui/states";
-import { formatCount, formatDateTime } from "@/lib/dashboard/format";
+import { formatCount, formatZonedDateTime } from "@/lib/dashboard/format";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 import { accountSecurityQueryKey, fetchAccountSecurity, fetchTwoFactorStatus, setRequireTwoFactor, twoFactorQueryKey } from "@/lib/dashboard/two-factor";
 
@@ -52,7 +52,7 @@ export function RequireTwoFactor({ canEdit }: { canEdit: boolean }) {
             <span className="text-sm">
               <span className="font-medium text-zinc-900">{t("twoFactor.requireToggle")}</span>
               {data!.required_since && (
-                <span className="mt-0.5 block text-zinc-500">{t("twoFactor.requiredSince", { date: formatDateTime(data!.required_since, timeZone, { seconds: false }) })}</span>
+                <span className="mt-0.5 block text-zinc-500">{t("twoFactor.requiredSince", { date: formatZonedDateTime(data!.required_since, timeZone, locale) })}</span>
               )}
             </span>
           </label>

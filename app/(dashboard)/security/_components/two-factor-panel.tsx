@@ -11,7 +11,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { ErrorState } from "@/components/ui/error-state";
 import { FieldLabel, TextInput } from "@/components/ui/form-controls";
 import { LoadingBlock, Notice } from "@/components/ui/states";
-import { formatCount, formatDateTime } from "@/lib/dashboard/format";
+import { formatCount, formatZonedDateTime } from "@/lib/dashboard/format";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 import {
   accountSecurityQueryKey,
@@ -148,7 +148,7 @@ function StatusLine({ status }: { status: TwoFactorStatus }) {
   return (
     <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-sm text-zinc-600" data-testid="two-factor-status">
       <Badge tone={status.enabled ? "green" : "neutral"}>{status.enabled ? t("twoFactor.statusOn") : t("twoFactor.statusOff")}</Badge>
-      {status.enabled && status.enabled_at && <span>{t("twoFactor.onSince", { date: formatDateTime(status.enabled_at, timeZone, { seconds: false }) })}</span>}
+      {status.enabled && status.enabled_at && <span>{t("twoFactor.onSince", { date: formatZonedDateTime(status.enabled_at, timeZone, locale) })}</span>}
       {status.enabled && <span>{t("twoFactor.recoveryLeft", { count: status.recovery_codes_remaining })}</span>}
     </div>
   );
