@@ -102,7 +102,8 @@ test("an owner invites a member who joins through the link and creates a key; Ac
   const joined = rows.filter({ has: page.locator('[data-action="member.joined"]') }).filter({ hasText: joiner.email });
   await expect(joined).toHaveCount(1);
   await expect(joined).toContainText("Member joined");
-  await expect(joined).toContainText("role");
+  await expect(joined.getByTestId("activity-change")).toContainText("Role: Member");
+  await expect(joined.getByTestId("activity-change")).not.toContainText("role:");
   // Recorded by the API's hook on key creation (lib/api/routes/api-keys-create.ts).
   const keyCreated = rows.filter({ has: page.locator('[data-action="api_key.created"]') });
   await expect(keyCreated).toHaveCount(1);
@@ -174,9 +175,11 @@ test("an owner invites a member who joins through the link and creates a key; Ac
     await expect(rows.filter({ has: page.locator(`[data-action="${action}"]`) }).first()).toBeVisible();
   }
   const demoted = rows.filter({ has: page.locator('[data-action="member.role_changed"]') }).first();
-  await expect(demoted.getByTestId("activity-change")).toContainText("role: owner → member");
+  // In words: the field's label and the roles' names, never `role: owner → member`.
+  await expect(demoted.getByTestId("activity-change")).toContainText("Role: Owner → Member");
   await page.getByRole("button", { name: "中文" }).first().click();
   await expect(rows.filter({ has: page.locator('[data-action="member.removed"]') })).toContainText("移除了成员");
+  await expect(demoted.getByTestId("activity-change")).toContainText("角色: 所有者 → 成员");
   await expect(page.getByRole("columnheader", { name: "时间（UTC）" })).toBeVisible();
   await screenshotBoth(page, "activity-zh");
   await page.goto("/members");

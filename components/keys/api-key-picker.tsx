@@ -1,14 +1,13 @@
 "use client";
 
 import { useId, useState, type FormEvent } from "react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { FieldLabel, TextInput } from "@/components/ui/form-controls";
 import { KeyIcon } from "@/components/ui/icons";
 import { Notice } from "@/components/ui/states";
-import { apiKeysQueryKey, createApiKey } from "@/lib/dashboard/api-keys";
 import type { ApiKeyStore } from "@/lib/dashboard/api-key-store";
 import { checkApiKey } from "@/lib/dashboard/key-client";
 
@@ -18,19 +17,13 @@ import { checkApiKey } from "@/lib/dashboard/key-client";
  */
 export function ApiKeyPicker({ store, accountId }: { store: ApiKeyStore; accountId: string }) {
   const { t } = useI18n();
-  const queryClient = useQueryClient();
   const [pasting, setPasting] = useState(false);
   const [pasted, setPasted] = useState("");
   const [pasteError, setPasteError] = useState<string | null>(null);
   const inputId = useId();
 
-  const create = useMutation({
-    mutationFn: () => createApiKey(t("keyPicker.defaultName")),
-    onSuccess: (created) => {
-      store.save({ apiKey: created.api_key, prefix: created.prefix, name: created.name, apiKeyId: created.api_key_id });
-      void queryClient.invalidateQueries({ queryKey: apiKeysQueryKey });
-    },
-  });
+  // Reuses nothing it cannot: the secret of an earlier playground key is not in this browser, so a new one replaces it (revoked).
+  const create = useMutation({ mutationFn: () => store.createPlaygroundKey() });
 
   const check = useMutation({
     mutationFn: (key: string) => checkApiKey(key),
@@ -99,9 +92,15 @@ export function ApiKeyPicker({ store, accountId }: { store: ApiKeyStore; account
             <h2 className="text-sm font-semibold text-zinc-900">{t("keyPicker.needKeyTitle")}</h2>
             <p className="mt-1 text-sm text-zinc-600">{t("keyPicker.needKeyBody")}</p>
             <p className="mt-1 text-xs text-zinc-500">{t("keyPicker.storedHere")}</p>
+            {store.lost && <p className="mt-2 text-sm text-amber-800" data-testid="key-picker-lost">{t("keyPicker.lost")}</p>}
+            {store.replaces.length > 0 && (
+              <p className="mt-2 text-sm text-zinc-700" data-testid="key-picker-replaces">
+                {t("keyPicker.replaces", { count: store.replaces.length, prefixes: store.replaces.map((k) => `${k.prefix}…`).join(", ") })}
+              </p>
+            )}
             <div className="mt-3 flex flex-wrap gap-2">
               <Button variant="primary" onClick={() => create.mutate()} disabled={create.isPending}>
-                {create.isPending ? t("keyPicker.creating") : t("keyPicker.create")}
+                {create.isPending ? t("keyPicker.creating") : store.replaces.length > 0 ? t("keyPicker.replace") : t("keyPicker.create")}
               </Button>
               {!pasting && <Button onClick={() => setPasting(true)}>{t("keyPicker.paste")}</Button>}
             </div>

@@ -1,5 +1,6 @@
 import type { ComponentType, SVGProps } from "react";
 import type { MessageKey } from "@/lib/dashboard/i18n";
+import { RunsIcon } from "@/components/audit/runs-icon";
 import { ActivityIcon, BellIcon, ConsoleIcon, ExecutionsIcon, KeyIcon, LedgerIcon, OverviewIcon, PlaygroundIcon, ShieldIcon, SpendIcon, StatementIcon, UsageIcon, UsersIcon } from "@/components/ui/icons";
 
 export interface NavItem {
@@ -14,6 +15,7 @@ export const navItems: readonly NavItem[] = [
   { href: "/console", label: "nav.console", icon: ConsoleIcon },
   { href: "/usage", label: "nav.usage", icon: UsageIcon },
   { href: "/spend", label: "nav.spend", icon: SpendIcon },
+  { href: "/runs", label: "nav.runs", icon: RunsIcon },
   { href: "/ledger", label: "nav.ledger", icon: LedgerIcon },
   { href: "/statements", label: "nav.statements", icon: StatementIcon },
   { href: "/executions", label: "nav.executions", icon: ExecutionsIcon },

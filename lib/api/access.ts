@@ -61,6 +61,7 @@ export const OPERATION_ACCESS = {
   getUsageBreakdown: usage,
   exportUsageBreakdown: usage,
   lookupId: usage,
+  listRuns: usage,
   listReviewQueue: { ...usage, roles: ["support"], restricted: "read the review queue across accounts" },
 
   // Credits and the ledger

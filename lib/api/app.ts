@@ -46,6 +46,7 @@ import { registerLedgerReadiness } from "./routes/ledger-readiness";
 import { registerSettlementHistory } from "./routes/settlement-history";
 import { registerLookup } from "./routes/lookup";
 import { registerReviewQueue } from "./routes/review-queue";
+import { registerRunsList } from "./routes/runs-list";
 import { registerBudgets } from "./routes/budgets";
 import { registerExecutionRefundsCreate } from "./routes/execution-refunds-create";
 import { registerExecutionRefundsList } from "./routes/execution-refunds-list";
@@ -122,6 +123,7 @@ const operations: ((app: ApiApp) => void)[] = [
   registerSettlementHistory,
   registerLookup,
   registerReviewQueue,
+  registerRunsList,
   registerBudgets,
   registerExecutionRefundsCreate,
   registerExecutionRefundsList,

@@ -16,9 +16,18 @@ import { toIso } from "./usage-items";
 /** Newest first; matches ledger_account_created_idx (account_id, created_at DESC, seq DESC). */
 export const LEDGER_NEWEST_FIRST = sql.raw("ORDER BY l.created_at DESC NULLS LAST, l.seq DESC NULLS LAST");
 
+/**
+ * The tool a Call's row charged or refunded: its execution's tool and that tool's catalog name. Two
+ * primary-key reads per row selected; a paged read selects the page first (an OFFSET's skipped rows
+ * would evaluate them too).
+ */
+const LEDGER_TOOL_COLUMNS = `(SELECT x.tool_id FROM executions x WHERE x.id = l.execution_id) AS tool_id,
+  (SELECT t.name FROM executions x JOIN tools t ON t.id = x.tool_id WHERE x.id = l.execution_id) AS tool_name`;
+
 export const LEDGER_COLUMNS = sql.raw(`l.id, l.seq, l.entry_type, l.amount_credits::text AS amount_credits, l.source_system, l.source_ref_type,
   l.source_ref_id, l.execution_id, l.usage_event_id, l.pre_settlement_bill, l.settlement_result,
-  l.balance_before::text AS balance_before, l.balance_after::text AS balance_after, l.ledger_metadata, l.description, l.created_at`);
+  l.balance_before::text AS balance_before, l.balance_after::text AS balance_after, l.ledger_metadata, l.description, l.created_at,
+  ${LEDGER_TOOL_COLUMNS}`);
 
 export interface LedgerRecord {
   id: string;
@@ -37,6 +46,8 @@ export interface LedgerRecord {
   ledger_metadata: unknown;
   description: string;
   created_at: Date | string;
+  tool_id: string | null;
+  tool_name: string | null;
 }
 
 export function ledgerItem(r: LedgerRecord): LedgerItem {
@@ -56,6 +67,8 @@ export function ledgerItem(r: LedgerRecord): LedgerItem {
     ledger_metadata: r.ledger_metadata,
     description: r.description,
     created_at: toIso(r.created_at),
+    tool_id: r.tool_id ?? null,
+    tool_name: r.tool_name ?? null,
   };
 }
 
@@ -78,10 +91,13 @@ export async function listLedgerEntries(db: Db, accountId: string, input: Ledger
     if (sw) sw.sealedUntil = w.sealedUntil;
   }
   const [itemRows, total, summary] = await Promise.all([
+    // The page first, then its columns: the tool lookups run for the page's rows, not for every row OFFSET skips.
     db.execute(sql`
-      SELECT ${LEDGER_COLUMNS} FROM credits_ledger l
-       WHERE l.account_id = ${accountId} AND ${inWindow(sql.raw("l.created_at"), w.start, w.end)} AND ${and(ledgerConditions(input.filters))}
-       ${LEDGER_NEWEST_FIRST} LIMIT ${pageSize} OFFSET ${(input.page - 1) * pageSize}`),
+      SELECT ${LEDGER_COLUMNS} FROM (
+        SELECT * FROM credits_ledger l
+         WHERE l.account_id = ${accountId} AND ${inWindow(sql.raw("l.created_at"), w.start, w.end)} AND ${and(ledgerConditions(input.filters))}
+         ${LEDGER_NEWEST_FIRST} LIMIT ${pageSize} OFFSET ${(input.page - 1) * pageSize}) l
+       ${LEDGER_NEWEST_FIRST}`),
     countLedgerEntries(db, accountId, w, input.filters),
     sw && isBounded(sw)
       ? ledgerSummary(db, accountId, sw, input.filters, { bucket: input.bucket, limit: Math.min(input.limit ?? SUMMARY_DEFAULT_SAMPLE, SAMPLE_CAP) })

@@ -24,7 +24,7 @@ const date = (what: string) =>
 export const TZ_DESCRIPTION =
   "Extension: an IANA time zone (default UTC). It sets bucket boundaries and the meaning of date-only and offset-less dates, and is echoed in the summary.";
 
-const accountId = z
+export const accountId = z
   .string()
   .max(64)
   .optional()

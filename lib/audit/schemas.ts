@@ -23,6 +23,7 @@ export const UsageEventItemSchema = z
     tool_id: z.string().nullable(),
     tool_name: z.string().nullable().openapi({ description: "Extension: the tool's name in the catalog (null when the event names no tool, or the tool is no longer in the catalog)" }),
     api_key_id: z.string().nullable(),
+    api_key_name: z.string().nullable().openapi({ description: "Extension: the name of the API key that made the request (null without a key)" }),
     success: z.boolean(),
     billable_success: z.boolean(),
     charge_outcome: z.enum(chargeOutcomes),
@@ -157,6 +158,8 @@ export const LedgerItemSchema = z
     ledger_metadata: json,
     description: z.string(),
     created_at: z.string(),
+    tool_id: z.string().nullable().openapi({ description: "Extension: on a Call's row (with an execution_id), the tool that was charged or refunded; null on other rows" }),
+    tool_name: z.string().nullable().openapi({ description: "Extension: that tool's name in the catalog (null when it is no longer there)" }),
   })
   .openapi("LedgerItem");
 export type LedgerItem = z.infer<typeof LedgerItemSchema>;

@@ -7,7 +7,8 @@ import { sourceRefId, usageJson } from "./usage-compact";
 /** The columns of a usage event item (alias `e`); the audit payloads only with details. */
 export function usageItemColumns(details: boolean): SQL {
   return sql`e.id, e.event_type, e.channel, e.source_system, e.source_ref_type, ${sourceRefId()} AS source_ref_id, e.session_id, e.search_id,
-    e.execution_id, e.tool_id, (SELECT t.name FROM tools t WHERE t.id = e.tool_id) AS tool_name, e.api_key_id, e.success, e.billable_success, e.charge_outcome, e.reason_code, e.error_message, e.duration_ms,
+    e.execution_id, e.tool_id, (SELECT t.name FROM tools t WHERE t.id = e.tool_id) AS tool_name, e.api_key_id,
+    (SELECT k.name FROM api_keys k WHERE k.id = e.api_key_id) AS api_key_name, e.success, e.billable_success, e.charge_outcome, e.reason_code, e.error_message, e.duration_ms,
     e.billing_snapshot_status, e.billing_rule_snapshot, ${usageJson("pre_settlement_bill")} AS pre_settlement_bill,
     ${usageJson("settlement_result")} AS settlement_result,
     e.pre_settlement_amount_credits::text AS pre_settlement_amount_credits, e.settled_amount_credits::text AS settled_amount_credits,
@@ -31,6 +32,7 @@ export interface UsageEventRecord {
   tool_id: string | null;
   tool_name: string | null;
   api_key_id: string | null;
+  api_key_name: string | null;
   success: boolean;
   billable_success: boolean;
   charge_outcome: UsageEventItem["charge_outcome"];
@@ -86,6 +88,7 @@ export function usageItem(r: UsageEventRecord, details: boolean): UsageEventItem
     tool_id: r.tool_id,
     tool_name: r.tool_name,
     api_key_id: r.api_key_id,
+    api_key_name: r.api_key_name,
     success: r.success,
     billable_success: r.billable_success,
     charge_outcome: r.charge_outcome,

@@ -97,6 +97,7 @@ export async function listApiKeys(db: Db, input: { accountId: string }) {
         prefix: apiKeys.prefix,
         lastUsedAt: apiKeys.lastUsedAt,
         revokedAt: apiKeys.revokedAt,
+        createdBy: apiKeys.createdBy,
         createdAt: apiKeys.createdAt,
       })
       .from(apiKeys)
@@ -111,6 +112,7 @@ export async function listApiKeys(db: Db, input: { accountId: string }) {
     last_used_at: r.lastUsedAt?.toISOString() ?? null,
     revoked_at: r.revokedAt?.toISOString() ?? null,
     created_at: r.createdAt.toISOString(),
+    created_by: r.createdBy,
     credits_spent: creditsToNumber(spend.get(r.id)?.spent ?? "0"),
     usage_event_count: spend.get(r.id)?.events ?? 0,
   }));

@@ -95,6 +95,7 @@ export async function exchangeForDelegationToken(db: Db, input: DelegationReques
     accountId: subject.acct,
     maxCredits: input.maxCredits !== undefined ? String(input.maxCredits) : UNCAPPED_DELEGATION_CREDITS,
     expiresAt: issued.expiresAt,
+    runId: input.runId ?? null,
   });
   return { access_token: issued.accessToken, issued_token_type: ACCESS_TOKEN_TYPE, token_type: "Bearer", expires_in: issued.expiresIn, scope };
 }

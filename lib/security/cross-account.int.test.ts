@@ -435,6 +435,20 @@ const TABLE: Record<string, Row> = {
       expect(bySupport.text).toContain(B_RUN);
     },
   },
+  "GET /auth/runs": {
+    ids: ["query:account_id", "query:run_id"],
+    answer: "B's runs never among the caller's; B's run_id: no item; 403 for account_id; support lists B's run with its cap",
+    check: async () => {
+      const mine = await get("/auth/runs", a.accessToken);
+      expect(mine.status).toBe(200);
+      expect(mine.text).not.toContain(B_RUN);
+      noLeak(mine);
+      emptyList(await get(`/auth/runs?run_id=${q(B_RUN)}`, a.accessToken));
+      await refusesAccountId("/auth/runs");
+      const bySupport = await get(`/auth/runs?run_id=${q(B_RUN)}&account_id=${b.accountId}`, support.accessToken);
+      expect(bySupport.body.data.items).toMatchObject([{ run_id: B_RUN, max_credits: 5, delegation_count: 1 }]);
+    },
+  },
   "GET /auth/usage/credits-spent": {
     ids: ["query:account_id"],
     answer: "403 for account_id",

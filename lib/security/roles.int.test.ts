@@ -136,6 +136,7 @@ const OWN_ACCOUNT: Record<string, { status: number; /** What a member gets where
   "GET /auth/credits/ledger-readiness": { status: 200, send: (t) => api("GET", "/auth/credits/ledger-readiness", t) },
   "GET /auth/account/settlement-history": { status: 200, send: (t) => api("GET", "/auth/account/settlement-history", t) },
   "GET /auth/lookup": { status: 200, send: (t) => api("GET", `/auth/lookup?id=${own.executionId}`, t) },
+  "GET /auth/runs": { status: 200, send: (t) => api("GET", "/auth/runs", t) },
   // Members and the activity log: every member reads, owners change.
   "GET /auth/account/members": { status: 200, send: (t) => api("GET", "/auth/account/members", t) },
   "GET /auth/account": { status: 200, send: (t) => api("GET", "/auth/account", t) },

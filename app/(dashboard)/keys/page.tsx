@@ -17,7 +17,7 @@ export default async function KeysPage() {
   return (
     <>
       <PageHeader title={t("keys.title")} description={t("keys.subtitle")} />
-      <KeysPanel userId={user.id} />
+      <KeysPanel userId={user.id} accountId={user.accountId} />
     </>
   );
 }

@@ -11,6 +11,7 @@ export const ApiKeySchema = z
     last_used_at: z.string().nullable().openapi({ description: "ISO-8601; advisory, updated at most once a minute" }),
     revoked_at: z.string().nullable(),
     created_at: z.string(),
+    created_by: z.string().nullable().openapi({ description: "The user who created the key (null: the operator's CLI); the Playground replaces only its own user's key" }),
     credits_spent: z.number().openapi({ description: "Sum of settled_amount_credits of the usage events made with this key" }),
     usage_event_count: z.number().int().openapi({ description: "Usage events made with this key" }),
   })

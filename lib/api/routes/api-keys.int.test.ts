@@ -39,6 +39,7 @@ interface KeyItem {
   last_used_at: string | null;
   revoked_at: string | null;
   created_at: string;
+  created_by: string | null;
   credits_spent: number;
   usage_event_count: number;
 }
@@ -80,7 +81,8 @@ describe("POST /auth/api-keys", () => {
     expect(credits.status).toBe(200);
 
     const listed = (await listKeys(owner.accessToken)).find((k) => k.api_key_id === created.api_key_id);
-    expect(listed).toMatchObject({ name: "playground", prefix: created.prefix, revoked_at: null, credits_spent: 0, usage_event_count: 0 });
+    // The listing says who created it: the Playground replaces only its own user's playground key.
+    expect(listed).toMatchObject({ name: "playground", prefix: created.prefix, revoked_at: null, created_by: owner.userId, credits_spent: 0, usage_event_count: 0 });
     expect(JSON.stringify(await listKeys(owner.accessToken))).not.toContain(created.api_key);
   });
 

@@ -53,6 +53,8 @@ describe("POST /auth/executions/{execution_id}/refunds", () => {
         amount_credits: 0.5,
         execution_id: review.executionId,
         usage_event_id: review.usageEventId,
+        // The refund names the tool of the Call it gives back (its execution's).
+        tool_id: "builtin.finance.compound_interest",
         source_system: "support",
         balance_before: { total_available_credits: 8 },
         balance_after: { total_available_credits: 8.5 },

@@ -73,6 +73,18 @@ describe("GET /auth/credits/ledger", () => {
     expect(d.items[4]).toMatchObject({ amount_credits: 100, balance_before: { total_available_credits: 0 } });
   });
 
+  it("names the tool a Call's row charged, by id and catalog name, in the list, its summary and the single row; grants name none", async () => {
+    const [{ name }] = rows<{ name: string }>(await database.db.execute(sql`SELECT name FROM tools WHERE id = 'builtin.finance.compound_interest'`));
+    const d = (await get("/auth/credits/ledger?summary=true&scope=all")).body.data;
+    type Row = { entry_type: string; execution_id: string | null; tool_id: string | null; tool_name: string | null };
+    for (const item of [...d.items, ...d.summary.max_amount_items] as Row[]) {
+      if (item.entry_type === "consume_tool_execute") expect(item).toMatchObject({ tool_id: "builtin.finance.compound_interest", tool_name: name });
+      else expect(item).toMatchObject({ execution_id: null, tool_id: null, tool_name: null });
+    }
+    const call = (d.items as (Row & { id: string })[]).find((i) => i.entry_type === "consume_tool_execute")!;
+    expect((await get(`/auth/credits/ledger/${call.id}`)).body.data).toMatchObject({ tool_id: "builtin.finance.compound_interest", tool_name: name });
+  });
+
   const filters: [string, number][] = [
     ["entry_type=consume_tool_execute", 3],
     ["entry_type=grant_welcome_bonus", 1],

@@ -63,15 +63,21 @@ export const executions = pgTable(
 );
 
 /** Credits charged under one delegation token: the cap is enforced with a conditional update. */
-export const delegationSpend = pgTable("delegation_spend", {
-  jti: text("jti").primaryKey(),
-  accountId: text("account_id").notNull(),
-  maxCredits: credits("max_credits").notNull(),
-  reservedCredits: credits("reserved_credits").notNull().default("0"),
-  spentCredits: credits("spent_credits").notNull().default("0"),
-  expiresAt: tsz("expires_at").notNull(),
-  createdAt: createdAt(),
-});
+export const delegationSpend = pgTable(
+  "delegation_spend",
+  {
+    jti: text("jti").primaryKey(),
+    accountId: text("account_id").notNull(),
+    maxCredits: credits("max_credits").notNull(),
+    reservedCredits: credits("reserved_credits").notNull().default("0"),
+    spentCredits: credits("spent_credits").notNull().default("0"),
+    expiresAt: tsz("expires_at").notNull(),
+    /** The token's `run_id`: an agent run's caps and their spend (GET /auth/runs). */
+    runId: text("run_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("delegation_spend_account_run_idx").on(t.accountId, t.runId).where(sql`${t.runId} IS NOT NULL`)],
+);
 
 /**
  * The full content of a truncated or summarised Call result, behind its signed URL. In the

@@ -8,12 +8,12 @@ import { Badge } from "@/components/ui/badge";
 import { formatDateTime, shortId } from "@/lib/dashboard/format";
 import type { ActivityEntry } from "@/lib/dashboard/team";
 import { shortUserAgent } from "@/lib/dashboard/user-agent";
-import { changeLines, objectName } from "@/lib/dashboard/activity-change";
+import { changeLines, objectLabel, objectTypeLabel } from "@/lib/dashboard/activity-change";
 
 const column = createColumnHelper<ActivityEntry>();
 
-export function ActivityTable({ entries, timeZone, busy }: { entries: ActivityEntry[]; timeZone: string; busy: boolean }) {
-  const { t } = useI18n();
+export function ActivityTable({ entries, timeZone, busy, keyName }: { entries: ActivityEntry[]; timeZone: string; busy: boolean; keyName?: (id: string) => string | undefined }) {
+  const { t, locale } = useI18n();
   const columns = useMemo(
     () => [
       column.accessor("created_at", {
@@ -48,12 +48,12 @@ export function ActivityTable({ entries, timeZone, busy }: { entries: ActivityEn
         cell: (info) => {
           const e = info.row.original;
           if (!e.object_type && !e.object_id) return <span className="text-zinc-500">—</span>;
-          const name = objectName(e)?.value;
+          const name = objectLabel(e, { t, locale, keyName, formatInstant: (iso) => formatDateTime(iso, timeZone, { seconds: false }) });
           return (
             <span className="flex min-w-0 flex-col items-start gap-0.5">
               {name && <span className="text-zinc-900 [overflow-wrap:anywhere]">{name}</span>}
               <span className="text-xs text-zinc-500" title={e.object_id ?? undefined}>
-                {e.object_type}
+                {e.object_type ? objectTypeLabel(e.object_type, t) : ""}
                 {e.object_id ? ` ${shortId(e.object_id, 12)}` : ""}
               </span>
             </span>
@@ -64,16 +64,20 @@ export function ActivityTable({ entries, timeZone, busy }: { entries: ActivityEn
         id: "change",
         header: () => t("activity.change"),
         cell: (info) => {
-          const lines = changeLines(info.row.original, (iso) => formatDateTime(iso, timeZone, { seconds: false }));
+          const lines = changeLines(info.row.original, { t, locale, keyName, formatInstant: (iso) => formatDateTime(iso, timeZone, { seconds: false }) });
           if (lines.length === 0) return <span className="text-zinc-500">—</span>;
           return (
             <ul className="space-y-0.5 text-xs" data-testid="activity-change">
               {lines.map((l) => (
-                <li key={l.key} className="[overflow-wrap:anywhere]">
-                  <span className="text-zinc-500">{l.key}: </span>
-                  {l.before !== undefined && <span className="text-zinc-500">{l.before}</span>}
-                  {l.before !== undefined && <span className="text-zinc-500"> → </span>}
-                  <span className="text-zinc-900">{l.after ?? "—"}</span>
+                <li key={l.key} className="[overflow-wrap:anywhere]" title={l.key}>
+                  <span className="text-zinc-500">{l.label}: </span>
+                  {l.was !== undefined && (
+                    <>
+                      <span className="text-zinc-500">{l.was}</span>
+                      <span className="text-zinc-500"> → </span>
+                    </>
+                  )}
+                  <span className="text-zinc-900">{l.value}</span>
                 </li>
               ))}
             </ul>
@@ -101,7 +105,7 @@ export function ActivityTable({ entries, timeZone, busy }: { entries: ActivityEn
         },
       }),
     ],
-    [t, timeZone],
+    [t, locale, timeZone, keyName],
   );
   return <DataTable data={entries} columns={columns} caption={t("activity.listTitle")} getRowId={(e) => e.activity_id} rowTestId="activity-row" busy={busy} />;
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import { useMemo } from "react";
-import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { ExportBar } from "@/components/audit/audit-page";
 import { DateRangePicker } from "@/components/filters/date-range-picker";
 import { AccountFilter, OptionFilter } from "@/components/filters/filter-fields";
@@ -11,6 +11,7 @@ import { Card } from "@/components/ui/card";
 import { ErrorState } from "@/components/ui/error-state";
 import { EmptyState, LoadingBlock } from "@/components/ui/states";
 import { activityActions, actorTypes } from "@/lib/vocab/activity";
+import { apiKeysQueryKey, fetchApiKeys } from "@/lib/dashboard/api-keys";
 import { downloadCsv } from "@/lib/dashboard/audit-api";
 import { resolveRange } from "@/lib/dashboard/date-range";
 import { activityQueryKey, fetchActivity, type ActivityFilter } from "@/lib/dashboard/team";
@@ -47,6 +48,12 @@ export function ActivityView({ isSupport }: { isSupport: boolean }) {
     placeholderData: keepPreviousData,
   });
   const entries = useMemo(() => query.data?.pages.flatMap((p) => p.items) ?? [], [query.data]);
+  // Key ids in the log (a budget's key, a removed member's keys) read as the keys' names; the list is the reader's own account's.
+  const keys = useQuery({ queryKey: apiKeysQueryKey, queryFn: ({ signal }) => fetchApiKeys(signal), enabled: !filter.account_id });
+  const keyName = useMemo(() => {
+    const names = new Map((keys.data ?? []).map((k) => [k.api_key_id, k.name]));
+    return (id: string) => names.get(id);
+  }, [keys.data]);
 
   return (
     <div className="space-y-6">
@@ -86,7 +93,7 @@ export function ActivityView({ isSupport }: { isSupport: boolean }) {
           <h2 id="activity-heading" className="text-sm font-semibold text-zinc-900">
             {t("activity.listTitle")}
           </h2>
-          <ActivityTable entries={entries} timeZone={tz.timeZone} busy={query.isPlaceholderData} />
+          <ActivityTable entries={entries} timeZone={tz.timeZone} busy={query.isPlaceholderData} keyName={keyName} />
           <div className="flex flex-wrap items-center justify-between gap-2 text-xs text-zinc-500">
             <span data-testid="activity-count">{t("activity.shown", { count: entries.length })}</span>
             {query.hasNextPage ? (

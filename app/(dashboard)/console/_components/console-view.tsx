@@ -15,7 +15,7 @@ import { Workbench } from "./workbench";
 
 export function ConsoleView({ userId, accountId }: { userId: string; accountId: string }) {
   const { t, locale } = useI18n();
-  const store = useStoredApiKey(userId);
+  const store = useStoredApiKey(userId, accountId);
   const [params, update] = useUrlParams();
   const toolId = params.get("tool_id")?.trim() ?? "";
   const searchId = params.get("search_id");

@@ -146,11 +146,11 @@ function McpSnippet({ apiKey }: { apiKey: string }) {
   );
 }
 
-function KeysTable({ userId }: { userId: string }) {
+function KeysTable({ userId, accountId }: { userId: string; accountId: string }) {
   const { t, locale } = useI18n();
   const tz = useTimeZone();
   const queryClient = useQueryClient();
-  const stored = useStoredApiKey(userId);
+  const stored = useStoredApiKey(userId, accountId);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKeyItem | null>(null);
   const query = useQuery({ queryKey: apiKeysQueryKey, queryFn: ({ signal }) => fetchApiKeys(signal) });
@@ -295,11 +295,11 @@ function KeysTable({ userId }: { userId: string }) {
   );
 }
 
-export function KeysPanel({ userId }: { userId: string }) {
+export function KeysPanel({ userId, accountId }: { userId: string; accountId: string }) {
   const { t } = useI18n();
   return (
     <Suspense fallback={<LoadingBlock label={t("keys.loading")} />}>
-      <KeysTable userId={userId} />
+      <KeysTable userId={userId} accountId={accountId} />
     </Suspense>
   );
 }

@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { DetailRow, DetailRows, IdValue } from "@/components/audit/id-rows";
+import { ToolLabel } from "@/components/audit/tool-label";
 import { ArrowRightIcon } from "@/components/ui/action-icons";
 import { ButtonLink } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
@@ -52,6 +53,11 @@ function EntryDetails({ entry, accountId, timeZone }: { entry: LedgerItem; accou
         <DetailRow label="entry_type">
           <code className="font-mono text-xs">{entry.entry_type}</code>
         </DetailRow>
+        {entry.tool_id && (
+          <DetailRow label={t("ledger.tool")}>
+            <ToolLabel name={entry.tool_name} id={entry.tool_id} />
+          </DetailRow>
+        )}
         <DetailRow label={t("ledger.balanceBefore")}>{formatCredits(entry.balance_before.total_available_credits, locale)}</DetailRow>
         <DetailRow label={t("ledger.balanceAfter")}>{formatCredits(entry.balance_after.total_available_credits, locale)}</DetailRow>
         <DetailRow label="execution_id">

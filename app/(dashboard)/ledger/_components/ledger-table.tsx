@@ -4,8 +4,8 @@ import { useMemo } from "react";
 import Link from "next/link";
 import { createColumnHelper } from "@tanstack/react-table";
 import { AuditTable, type AuditRowsProps } from "@/components/audit/audit-table";
+import { ToolLabel } from "@/components/audit/tool-label";
 import { useI18n } from "@/components/i18n/i18n-provider";
-import { Badge } from "@/components/ui/badge";
 import type { LedgerItem } from "@/lib/dashboard/audit-api";
 import { formatCredits, formatSignedCredits, shortId } from "@/lib/dashboard/format";
 import { executionHref, usageEventHref, usageForExecutionHref, useAccountInView } from "@/lib/dashboard/links";
@@ -36,11 +36,11 @@ export function LedgerTable(props: AuditRowsProps<LedgerItem>) {
           </span>
         ),
       }),
-      column.accessor((row) => (row.amount_credits < 0 ? "consume" : "grant"), {
-        id: "direction",
-        header: () => t("ledger.direction"),
-        cell: (info) => <Badge tone={info.getValue() === "consume" ? "red" : "green"}>{t(info.getValue() === "consume" ? "ledger.consume" : "ledger.grant")}</Badge>,
-        meta: { hideOnPhone: true },
+      column.accessor("tool_id", {
+        header: () => t("ledger.tool"),
+        // A Call's row (charge or refund) names the tool charged; grants, expiries and search charges have none.
+        // (Consume or grant needs no column of its own: the amount's sign and colour say it.)
+        cell: (info) => <ToolLabel name={info.row.original.tool_name} id={info.getValue()} className="max-w-[12rem]" />,
       }),
       column.accessor("amount_credits", {
         header: () => t("ledger.amount"),

@@ -26,7 +26,7 @@ const EXAMPLES = {
 
 export function PlaygroundView({ userId, accountId }: { userId: string; accountId: string }) {
   const { t, locale } = useI18n();
-  const store = useStoredApiKey(userId);
+  const store = useStoredApiKey(userId, accountId);
   const [params, update] = useUrlParams();
   const query = params.get("q")?.trim() ?? "";
   const view: SearchView = enumParam(params, "view", searchViews) ?? "full";

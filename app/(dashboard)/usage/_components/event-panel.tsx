@@ -79,6 +79,11 @@ function EventDetails({ event, timeZone }: { event: UsageEventItem; timeZone: st
           <IdValue value={event.tool_id} />
         </DetailRow>
         <DetailRow label="api_key_id">
+          {event.api_key_name && (
+            <span className="block text-sm text-zinc-900" data-testid="event-key-name">
+              {event.api_key_name}
+            </span>
+          )}
           <IdValue value={event.api_key_id} />
         </DetailRow>
         {event.oauth_client_id && (

@@ -17,7 +17,19 @@ import { activeFilterCount, advancedUsageFilters, attributionUsageFilters, type 
 import type { UrlPatch } from "@/lib/dashboard/url-state";
 
 /** Every filter of `GET /auth/usage/history/v2`, kept in the URL under the API's own names. */
-export function UsageFiltersBar({ view, timeZone, update, isSupport }: { view: UsageView; timeZone: string; update: (patch: UrlPatch) => void; isSupport: boolean }) {
+export function UsageFiltersBar({
+  view,
+  timeZone,
+  update,
+  isSupport,
+  toolName,
+}: {
+  view: UsageView;
+  timeZone: string;
+  update: (patch: UrlPatch) => void;
+  isSupport: boolean;
+  toolName?: string | null;
+}) {
   const { t } = useI18n();
   const f = view.filter;
   const advancedCount = activeFilterCount(f, advancedUsageFilters);
@@ -62,7 +74,11 @@ export function UsageFiltersBar({ view, timeZone, update, isSupport }: { view: U
         testId="charge-outcome-chips"
       />
 
-      <ActiveFilterChips filters={attributionChips(f, attributionUsageFilters, t)} onRemove={(name) => set({ [name]: null })} testId="usage-attribution-filters" />
+      <ActiveFilterChips
+        filters={attributionChips(f, attributionUsageFilters, t).map((chip) => (chip.name === "tool_id" && toolName ? { ...chip, display: toolName } : chip))}
+        onRemove={(name) => set({ [name]: null })}
+        testId="usage-attribution-filters"
+      />
 
       {isSupport && (
         <div className="max-w-sm">

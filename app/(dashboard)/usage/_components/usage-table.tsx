@@ -38,6 +38,29 @@ export function UsageTable(props: AuditRowsProps<UsageEventItem>) {
           </span>
         ),
       }),
+      column.accessor("api_key_name", {
+        header: () => t("usage.colMadeWith"),
+        // The key by its name (its id beneath); a delegation token's Calls name their OAuth client.
+        cell: (info) => {
+          const e = info.row.original;
+          if (e.api_key_id)
+            return (
+              <span className="flex min-w-0 flex-col" title={e.api_key_id} data-testid="usage-key">
+                <span className="max-w-[10rem] truncate text-sm text-zinc-900">{info.getValue() ?? t("usage.removedKey")}</span>
+                <code className="max-w-[10rem] truncate font-mono text-[11px] text-zinc-500">{shortId(e.api_key_id)}</code>
+              </span>
+            );
+          if (e.oauth_client_id)
+            return (
+              <span className="flex min-w-0 flex-col" title={e.oauth_client_id}>
+                <span className="text-sm text-zinc-700">{t("usage.delegated")}</span>
+                <code className="max-w-[10rem] truncate font-mono text-[11px] text-zinc-500">{e.oauth_client_id}</code>
+              </span>
+            );
+          return <span className="text-zinc-500">—</span>;
+        },
+        meta: { hideOnPhone: true },
+      }),
       column.accessor("charge_outcome", {
         header: () => t("usage.colOutcome"),
         cell: (info) => (

@@ -31,7 +31,14 @@ export function UsageView({ isSupport }: { isSupport: boolean }) {
 
   return (
     <div className="space-y-6">
-      <UsageFiltersBar view={view} timeZone={tz.timeZone} update={update} isSupport={isSupport} />
+      <UsageFiltersBar
+        view={view}
+        timeZone={tz.timeZone}
+        update={update}
+        isSupport={isSupport}
+        // A tool filter's chip names the tool: every listed event of it carries its catalog name.
+        toolName={view.filter.tool_id ? list.data?.items.find((e) => e.tool_id === view.filter.tool_id)?.tool_name : undefined}
+      />
 
       <ExportBar
         tz={tz}

@@ -19,10 +19,12 @@ import { ErrorState } from "@/components/ui/error-state";
 import { EmptyState, LoadingBlock, Notice } from "@/components/ui/states";
 import { fetchUsage, type UsageEventItem } from "@/lib/dashboard/audit-api";
 import { chargeOutcomes } from "@/lib/dashboard/audit-vocab";
-import { formatCount, formatCredits, formatDateTime, formatDuration, shortId, todayIn } from "@/lib/dashboard/format";
+import { formatCount, formatCredits, formatCreditsUnit, formatDateTime, formatDuration, shortId, todayIn } from "@/lib/dashboard/format";
 import { executionHref, usageForRunHref, useAccountInView } from "@/lib/dashboard/links";
+import { fetchRun, type RunItem } from "@/lib/dashboard/runs";
 import { fetchBreakdown, type Breakdown } from "@/lib/dashboard/spend";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
+import { RunCapLabel, RunCapMeter } from "../../_components/run-cap";
 
 /**
  * The usage list has no ascending order: the page reads the newest RUN_PAGE events of the run
@@ -40,6 +42,7 @@ export function RunView({ runId }: { runId: string }) {
   const accountId = useAccountInView();
   const listQuery = { run_id: runId, page_size: String(RUN_PAGE), account_id: accountId };
   const list = useQuery({ queryKey: ["usage", "run", listQuery], queryFn: ({ signal }) => fetchUsage(listQuery, signal) });
+  const run = useQuery({ queryKey: ["runs", "one", runId, accountId], queryFn: ({ signal }) => fetchRun(runId, accountId, signal) });
   const total = list.data?.total ?? 0;
   const truncated = list.data !== undefined && total > list.data.items.length;
   // The run's first event bounds the totals' window: the last of the list, or (for a longer run) the list's last page of one.
@@ -80,6 +83,9 @@ export function RunView({ runId }: { runId: string }) {
         <div className="flex flex-col gap-2 sm:flex-row sm:items-center sm:justify-between">
           <TimeZoneSwitch tz={tz} />
           <div className="flex flex-wrap gap-2">
+            <ButtonLink size="sm" variant="ghost" href={accountId ? `/runs?${new URLSearchParams({ account_id: accountId })}` : "/runs"} data-testid="run-to-runs">
+              {t("run.allRuns")}
+            </ButtonLink>
             <ButtonLink size="sm" href={usageForRunHref(runId, accountId)} data-testid="run-to-usage">
               {t("run.toUsage")}
               <ArrowRightIcon width={16} height={16} />
@@ -93,6 +99,12 @@ export function RunView({ runId }: { runId: string }) {
           </div>
         </div>
       </Card>
+
+      {run.isError ? (
+        <ErrorState title={t("run.capError")} message={run.error.message} retryLabel={t("common.retry")} onRetry={() => void run.refetch()} />
+      ) : run.data ? (
+        <RunCapCard run={run.data} timeZone={tz.timeZone} />
+      ) : null}
 
       {total === 0 ? (
         <EmptyState testId="run-empty" title={t("run.emptyTitle")} body={t("run.emptyBody")} />
@@ -123,6 +135,56 @@ export function RunView({ runId }: { runId: string }) {
         </>
       )}
     </div>
+  );
+}
+
+/** The run's delegation cap (its newest token's `max_credits`) and what was spent against it; every token when there were several. */
+function RunCapCard({ run, timeZone }: { run: RunItem; timeZone: string }) {
+  const { t, locale } = useI18n();
+  return (
+    <section aria-labelledby="run-cap-heading" className="space-y-3" data-testid="run-cap-card">
+      <h2 id="run-cap-heading" className="text-sm font-semibold text-zinc-900">
+        {t("run.capTitle")}
+      </h2>
+      <Card className="space-y-3 p-4 sm:p-5">
+        {run.delegation_count === 0 ? (
+          <p className="text-sm text-zinc-600">{t("runs.noTokenHint")}</p>
+        ) : (
+          <>
+            <DetailRows>
+              <DetailRow label={t("runs.colCap")}>
+                <RunCapLabel run={run} />
+              </DetailRow>
+              <DetailRow label={t("run.spentUnderToken")}>
+                <span className="tabular-nums" data-testid="run-cap-spent">
+                  {formatCreditsUnit(run.delegations[0]?.spent_credits ?? 0, locale, t)}
+                </span>
+              </DetailRow>
+              <DetailRow label={t("run.tokenValid", { tz: timeZone })}>
+                <span className="tabular-nums">
+                  {formatDateTime(run.delegations[0]?.issued_at, timeZone)} → {formatDateTime(run.delegations[0]?.expires_at, timeZone)}
+                </span>
+              </DetailRow>
+            </DetailRows>
+            <RunCapMeter run={run} />
+            {run.max_credits === null && <p className="text-xs text-zinc-500">{t("run.noCapBody")}</p>}
+            {run.delegation_count > 1 && (
+              <details className="text-sm">
+                <summary className="cursor-pointer text-indigo-700">{t("run.tokensTitle", { count: run.delegation_count })}</summary>
+                <ul className="mt-2 space-y-1 text-xs tabular-nums text-zinc-600" data-testid="run-tokens">
+                  {run.delegations.map((d) => (
+                    <li key={d.issued_at}>
+                      {formatDateTime(d.issued_at, timeZone)} · {d.max_credits === null ? t("runs.noCap") : formatCreditsUnit(d.max_credits, locale, t)} ·{" "}
+                      {t("run.tokenSpent", { amount: formatCredits(d.spent_credits, locale), n: d.spent_credits })}
+                    </li>
+                  ))}
+                </ul>
+              </details>
+            )}
+          </>
+        )}
+      </Card>
+    </section>
   );
 }
 
