@@ -69,7 +69,8 @@ export function BucketChart({
                 contentStyle={{ fontSize: 12, borderRadius: 8, borderColor: "#e4e4e7" }}
                 cursor={{ fill: "#f4f4f5" }}
               />
-              <Legend wrapperStyle={{ fontSize: 12 }} iconType="circle" iconSize={8} />
+              {/* The dot carries the series' colour; the name stays readable grey (a pale series colour is not). */}
+              <Legend wrapperStyle={{ fontSize: 12 }} iconType="circle" iconSize={8} formatter={(value) => <span className="text-zinc-600">{String(value)}</span>} />
               {series.map((s) =>
                 s.kind === "line" ? (
                   <Line key={s.key} dataKey={s.key} name={s.label} stroke={s.color} strokeWidth={2} dot={false} type="linear" isAnimationActive={false} />
