@@ -6,7 +6,7 @@
  * serves server and client components; the choice is kept in a cookie so server-rendered pages
  * already come out in the chosen language.
  */
-import { createTranslator } from "next-intl";
+import { createTranslator, type AbstractIntlMessages } from "next-intl";
 import en from "@/lib/i18n/messages/en.json";
 import zh from "@/lib/i18n/messages/zh.json";
 
@@ -51,14 +51,14 @@ const translators = new Map<Locale, Translate>();
 export function translator(locale: Locale): Translate {
   let translate = translators.get(locale);
   if (!translate) {
-    const format = createTranslator({
+    // Typed loosely on purpose: next-intl's own typing would parse every ICU message of the
+    // catalog at compile time; `MessageKey` already checks the keys.
+    translate = createTranslator({
       locale,
-      messages: catalogs[locale],
+      messages: catalogs[locale] as AbstractIntlMessages,
       onError: (error) => console.error(`i18n (${locale}): ${error.message}`),
       getMessageFallback: ({ key, namespace }) => (namespace ? `${namespace}.${key}` : key),
-    });
-    // next-intl types every key of the nested catalog itself; ours is the same set, flattened.
-    translate = (key, vars) => format(key as Parameters<typeof format>[0], vars);
+    }) as unknown as Translate;
     translators.set(locale, translate);
   }
   return translate;
