@@ -31,6 +31,7 @@ interface Seeded {
   runId: string;
   consentUrl: string;
   deviceClientId: string;
+  invitationPath: string;
   month: string;
 }
 let seeded: Seeded | undefined;
@@ -113,6 +114,9 @@ async function seed(baseURL: string): Promise<Seeded> {
     code_challenge_method: "S256",
   })}`;
 
+  // An invitation waiting: its page (opened signed out) and a pending row on Members.
+  const { invitation_url: invitationUrl } = (await adminCommand(["members", "invite", "--account", accountId, "--email", `e2e-a11y-invitee-${suffix}@example.test`])) as { invitation_url: string };
+
   const { client_id: deviceClientId } = (await adminCommand(["clients", "create", "--name", "A11y Agent CLI", "--type", "public", "--grant", "device_code"])) as { client_id: string };
 
   seeded = {
@@ -121,6 +125,7 @@ async function seed(baseURL: string): Promise<Seeded> {
     runId,
     consentUrl,
     deviceClientId,
+    invitationPath: new URL(invitationUrl).pathname,
     month: new Date().toISOString().slice(0, 7),
   };
   return seeded;
@@ -199,7 +204,7 @@ function ownerTargets(s: Seeded, userCode: string): Target[] {
     { name: "runs", path: "/runs", ready: (p) => expect(p.getByTestId("runs-row").first()).toBeVisible() },
     { name: "run", path: `/runs/${encodeURIComponent(s.runId)}`, ready: h1 },
     { name: "activity", path: "/activity", ready: h1 },
-    { name: "members", path: "/members", ready: h1 },
+    { name: "members", path: "/members", ready: (p) => expect(p.getByText("e2e-a11y-invitee-", { exact: false }).first()).toBeVisible() },
     { name: "security", path: "/security", ready: h1 },
     { name: "oauth consent", path: s.consentUrl, ready: (p) => expect(p.getByTestId("requested-scopes")).toBeVisible() },
     { name: "device (code form)", path: "/device", ready: h1 },
@@ -313,6 +318,7 @@ for (const [localeName, locale] of Object.entries(LOCALES)) {
         const findings: Finding[] = [];
         const scans: PageScan[] = [];
         await scan(page, context, { name: "login", path: "/login", ready: h1 }, findings, scans);
+        await scan(page, context, { name: "invitation", path: s.invitationPath, ready: h1 }, findings, scans);
         await signIn(page, s.owner);
         const userCode = await deviceUserCode(baseURL!, s.deviceClientId);
         for (const target of ownerTargets(s, userCode)) await scan(page, context, target, findings, scans);
