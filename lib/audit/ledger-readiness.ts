@@ -1,11 +1,16 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/types";
-import { rows } from "../db/row-sql";
 import { credits, creditsToNumber } from "../money";
 import { type ReadinessRow, type ViolationCheck, readinessQuery, violationChecks } from "./readiness-checks";
 import { analytic } from "./analytic";
 import { readinessCoverage } from "./ready-days";
 import { type WindowRequest, inWindow, resolveWindow } from "./time-window";
+
+interface Edges {
+  first_before: string | null;
+  last_after: string | null;
+  current: string | null;
+}
 
 const descriptions: Record<ViolationCheck | "balance_delta" | "current_balance", string> = {
   missing_ledger_links: "Every charged or failed_charged_review usage event has a ledger row",
@@ -30,17 +35,21 @@ const descriptions: Record<ViolationCheck | "balance_delta" | "current_balance",
 export async function ledgerReadiness(db: Db, accountId: string, input: WindowRequest) {
   const w = await resolveWindow(db, accountId, input);
   const { start: startIso, end: endIso, ready, uncovered } = await readinessCoverage(db, accountId, w);
-  const live = (await analytic<ReadinessRow>(db, readinessQuery({ accountId, ranges: uncovered, bucket: () => sql`'all'`, buckets: sql`SELECT 'all'` })))[0];
-
-  const edges = rows<{ first_before: string | null; last_after: string | null; current: string | null }>(
-    await db.execute(sql`
-      SELECT (SELECT l.balance_before::text FROM credits_ledger l
+  // The live checks and the range's balance edges in one statement.
+  const live = (
+    await analytic<ReadinessRow & Edges>(
+      db,
+      sql`
+      SELECT r.*,
+             (SELECT l.balance_before::text FROM credits_ledger l
                WHERE l.account_id = ${accountId} AND ${inWindow(sql.raw("l.created_at"), startIso, endIso)}
                ORDER BY l.created_at ASC NULLS FIRST, l.seq ASC NULLS FIRST LIMIT 1) AS first_before,
              (SELECT l.balance_after::text FROM credits_ledger l
                WHERE l.account_id = ${accountId} AND ${inWindow(sql.raw("l.created_at"), startIso, endIso)}
                ORDER BY l.created_at DESC NULLS LAST, l.seq DESC NULLS LAST LIMIT 1) AS last_after,
-             (SELECT (paid_credits + bonus_credits + reward_credits)::text FROM credit_balances WHERE account_id = ${accountId}) AS current`),
+             (SELECT (paid_credits + bonus_credits + reward_credits)::text FROM credit_balances WHERE account_id = ${accountId}) AS current
+        FROM (${readinessQuery({ accountId, ranges: uncovered, bucket: () => sql`'all'`, buckets: sql`SELECT 'all'`, probe: true })}) r`,
+    )
   )[0];
 
   const net = ready.reduce((acc, d) => acc.plus(d.net), credits(live.net_amount));
@@ -51,10 +60,10 @@ export async function ledgerReadiness(db: Db, accountId: string, input: WindowRe
     description: descriptions[name],
     sample_ids: live.samples[name] ?? [],
   }));
-  const deltaOk = edges.first_before === null || edges.last_after === null || credits(edges.last_after).minus(edges.first_before).eq(net);
+  const deltaOk = live.first_before === null || live.last_after === null || credits(live.last_after).minus(live.first_before).eq(net);
   checks.push({ name: "balance_delta" as ViolationCheck, passed: deltaOk, violations: deltaOk ? 0 : 1, description: descriptions.balance_delta, sample_ids: [] });
   if (w.endDate === null) {
-    const ok = edges.last_after === null || edges.current === null || credits(edges.last_after).eq(edges.current);
+    const ok = live.last_after === null || live.current === null || credits(live.last_after).eq(live.current);
     checks.push({ name: "current_balance" as ViolationCheck, passed: ok, violations: ok ? 0 : 1, description: descriptions.current_balance, sample_ids: [] });
   }
   const sum = (k: "events_checked" | "charged_events" | "entry_count") => ready.reduce((acc, d) => acc + d[k], 0);
@@ -66,8 +75,8 @@ export async function ledgerReadiness(db: Db, accountId: string, input: WindowRe
     events_checked: sum("events_checked") + live.events_checked,
     charged_events: sum("charged_events") + live.charged_events,
     ledger_entries_checked: sum("entry_count") + live.ledger_entries_checked,
-    balance_start: edges.first_before === null ? null : creditsToNumber(edges.first_before),
-    balance_end: edges.last_after === null ? null : creditsToNumber(edges.last_after),
+    balance_start: live.first_before === null ? null : creditsToNumber(live.first_before),
+    balance_end: live.last_after === null ? null : creditsToNumber(live.last_after),
     net_amount_credits: creditsToNumber(net),
     sealed_days: ready.filter((d) => d.unit === "day").length,
     sealed_hours: ready.filter((d) => d.unit === "hour").length,

@@ -56,18 +56,51 @@ export interface ReadinessScope {
   /** The bucket key (text) of a row; `buckets` lists every key to report, even without rows. */
   bucket: (col: SQL) => SQL;
   buckets: SQL;
+  /**
+   * Find each event's ledger rows by index probes, event by event: for the few rows of a live check
+   * (the unsealed tail), where a planner guess could otherwise walk a whole ledger index for them.
+   * The seal's day-sized ranges keep the set-based joins.
+   */
+  probe?: boolean;
 }
 
 const CHARGED = sql.raw(`('charged', 'failed_charged_review')`);
 /** An event written with its ledger row (alias `led`): within a day of it. */
 const NEAR = sql.raw(`e.created_at >= led.created_at - interval '1 day' AND e.created_at <= led.created_at + interval '1 day'`);
 
-export function readinessQuery({ accountId: a, ranges, bucket, buckets }: ReadinessScope): SQL {
+export function readinessQuery({ accountId: a, ranges, bucket, buckets, probe = false }: ReadinessScope): SQL {
   const ec = sql.raw("e.created_at");
   const lc = sql.raw("l.created_at");
   // Each range is its own SELECT (UNION ALL), so each stays an index range scan.
   const perRange = (col: SQL, select: (range: SQL) => SQL) =>
     ranges.length === 0 ? select(sql`false`) : sql.join(ranges.map(([from, to]) => select(inWindow(col, from, to))), sql` UNION ALL `);
+  // The events a ledger row may link to lie within a day of it, so within a day of the ranges: said
+  // with constants, the planner leaves the other months' partitions out of the plan.
+  const nearRanges = ranges.length === 0 ? sql`false` : eventsNear(ranges);
+  // Per event: how many ledger rows link to it and their amount. Set-based joins for the seal's
+  // day-sized ranges; with `probe`, the event's links are read by index, event by event.
+  const perEvent = probe
+    ? sql`SELECT ev.id, ev.b, ev.charged, ev.actual, k.n, k.linked FROM ev CROSS JOIN LATERAL (
+            SELECT count(*) AS n, coalesce(sum(u.amount_credits), 0) AS linked FROM (
+              SELECT l.id, l.amount_credits FROM credits_ledger l WHERE l.id = ev.credits_ledger_entry_id AND l.account_id = ${a}
+              UNION
+              SELECT l.id, l.amount_credits FROM credits_ledger l WHERE l.usage_event_id = ev.id AND l.account_id = ${a} AND l.entry_type NOT LIKE 'refund%'
+              UNION
+              SELECT l.id, l.amount_credits FROM credits_ledger l WHERE l.execution_id = ev.execution_id AND l.account_id = ${a} AND l.entry_type LIKE 'consume%'
+            ) u
+          ) k`
+    : sql`WITH ev_links AS (
+            SELECT ev.id AS event_id, l.id AS ledger_id, l.amount_credits FROM ev JOIN credits_ledger l ON l.id = ev.credits_ledger_entry_id AND l.account_id = ${a}
+            UNION
+            SELECT ev.id, l.id, l.amount_credits FROM ev JOIN credits_ledger l
+                ON l.usage_event_id = ev.id AND l.account_id = ${a} AND l.entry_type NOT LIKE 'refund%'
+            UNION
+            SELECT ev.id, l.id, l.amount_credits FROM ev JOIN credits_ledger l
+                ON l.execution_id = ev.execution_id AND l.account_id = ${a} AND l.entry_type LIKE 'consume%'
+          )
+          SELECT ev.id, ev.b, ev.charged, ev.actual, count(k.ledger_id) AS n, coalesce(sum(k.amount_credits), 0) AS linked
+            FROM ev LEFT JOIN ev_links k ON k.event_id = ev.id
+           GROUP BY ev.id, ev.b, ev.charged, ev.actual`;
   return sql`
     WITH ev AS MATERIALIZED (
       ${perRange(
@@ -76,18 +109,8 @@ export function readinessQuery({ accountId: a, ranges, bucket, buckets }: Readin
                               e.charge_outcome IN ${CHARGED} AS charged, ${bucket(ec)} AS b
                          FROM usage_events e WHERE e.account_id = ${a} AND ${range}`,
       )}
-    ), ev_links AS (
-      SELECT ev.id AS event_id, l.id AS ledger_id, l.amount_credits FROM ev JOIN credits_ledger l ON l.id = ev.credits_ledger_entry_id AND l.account_id = ${a}
-      UNION
-      SELECT ev.id, l.id, l.amount_credits FROM ev JOIN credits_ledger l
-          ON l.usage_event_id = ev.id AND l.account_id = ${a} AND l.entry_type NOT LIKE 'refund%'
-      UNION
-      SELECT ev.id, l.id, l.amount_credits FROM ev JOIN credits_ledger l
-          ON l.execution_id = ev.execution_id AND l.account_id = ${a} AND l.entry_type LIKE 'consume%'
     ), per_event AS (
-      SELECT ev.id, ev.b, ev.charged, ev.actual, count(k.ledger_id) AS n, coalesce(sum(k.amount_credits), 0) AS linked
-        FROM ev LEFT JOIN ev_links k ON k.event_id = ev.id
-       GROUP BY ev.id, ev.b, ev.charged, ev.actual
+      ${perEvent}
     ), ev_stats AS (
       SELECT b, count(*) AS events_checked, count(*) FILTER (WHERE charged) AS charged_events,
              count(*) FILTER (WHERE charged AND n = 0) AS missing_ledger_links,
@@ -111,12 +134,13 @@ export function readinessQuery({ accountId: a, ranges, bucket, buckets }: Readin
     ), led_links AS (
       -- A consume row and its event are written by one statement (one created_at); the day either
       -- side lets a probe read the partitions of those days only, not every month's index.
-      SELECT led.id AS ledger_id, e.id AS event_id FROM led JOIN usage_events e ON e.credits_ledger_entry_id = led.id AND e.account_id = ${a} AND ${NEAR}
+      SELECT led.id AS ledger_id, e.id AS event_id FROM led JOIN usage_events e
+          ON e.credits_ledger_entry_id = led.id AND e.account_id = ${a} AND ${NEAR} AND ${nearRanges}
       UNION
-      SELECT led.id, e.id FROM led JOIN usage_events e ON e.id = led.usage_event_id AND e.account_id = ${a} AND ${NEAR}
+      SELECT led.id, e.id FROM led JOIN usage_events e ON e.id = led.usage_event_id AND e.account_id = ${a} AND ${NEAR} AND ${nearRanges}
       UNION
       SELECT led.id, e.id FROM led JOIN usage_events e
-          ON e.execution_id = led.execution_id AND e.account_id = ${a} AND e.charge_outcome IN ${CHARGED} AND ${NEAR}
+          ON e.execution_id = led.execution_id AND e.account_id = ${a} AND e.charge_outcome IN ${CHARGED} AND ${NEAR} AND ${nearRanges}
     ), per_led AS (
       SELECT led.id, led.seq, led.b, led.amount, led.balance_before, led.balance_after, led.prev_after, led.needs_event, count(k.event_id) AS n
         FROM led LEFT JOIN led_links k ON k.ledger_id = led.id
@@ -157,6 +181,25 @@ export function readinessQuery({ accountId: a, ranges, bucket, buckets }: Readin
       LEFT JOIN by_type bt ON bt.b = k.b
      ORDER BY k.b`;
 }
+
+/**
+ * `e.created_at` within a day of the ranges' hull (what NEAR implies for a row in a range), with
+ * constant bounds; true when the hull is unbounded on both sides.
+ */
+function eventsNear(ranges: TimeRange[]): SQL {
+  const ms = (v: string | Date) => (typeof v === "string" ? Date.parse(v) : v.getTime());
+  const froms = ranges.map(([from]) => from);
+  const tos = ranges.map(([, to]) => to);
+  const lo = froms.includes(null) ? null : Math.min(...froms.map((f) => ms(f!)));
+  const hi = tos.includes(null) ? null : Math.max(...tos.map((t) => ms(t!)));
+  const parts: SQL[] = [];
+  if (lo !== null) parts.push(sql`e.created_at >= ${new Date(lo - DAY_MS).toISOString()}::timestamptz`);
+  // Date.parse drops microseconds: one millisecond more keeps a bound with them inside.
+  if (hi !== null) parts.push(sql`e.created_at <= ${new Date(hi + DAY_MS + 1).toISOString()}::timestamptz`);
+  return parts.length === 0 ? sql`true` : sql.join(parts, sql` AND `);
+}
+
+const DAY_MS = 86_400_000;
 
 /** `r.<check> = 0` for every check: a readiness row (alias `r`) with no violation. */
 export const isReadyCondition = sql.raw(violationChecks.map((c) => `r.${c} = 0`).join(" AND "));

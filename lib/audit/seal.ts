@@ -151,6 +151,8 @@ async function fillSummaries(db: Db, a: string, unit: keyof typeof summaryUnits,
   const checks = readinessQuery({
     accountId: a,
     ranges: [[f, t]],
+    // An open day's hours are few events (normally the one hour that just closed): probed per event.
+    probe: unit === "hour",
     bucket: (col: SQL) => sql`to_char(${col} AT TIME ZONE 'UTC', ${sql.raw(u.format)})`,
     buckets: sql`SELECT to_char(b, ${sql.raw(u.format)})
                    FROM generate_series(${f}::timestamptz AT TIME ZONE 'UTC', (${t}::timestamptz AT TIME ZONE 'UTC') - interval '${sql.raw(u.step)}', interval '${sql.raw(u.step)}') b`,
