@@ -53,6 +53,8 @@ export async function listUsageEvents(db: Db, accountId: string, input: UsageLis
   const filters = and(usageConditions(scoped, "events")!);
   const offset = (input.page - 1) * pageSize;
   const ranges = await guidedRanges(db, accountId, w, scoped, offset + pageSize);
+  // The items' columns (anomaly probes among them) are computed over the page's rows only: over a
+  // LIMIT in the same SELECT the planner may hash a whole ledger table for them instead.
   const page = ranges
     ? sql`
       WITH page AS (
@@ -61,9 +63,11 @@ export async function listUsageEvents(db: Db, accountId: string, input: UsageLis
       SELECT ${usageItemColumns(input.includeDetails)} FROM page JOIN usage_events e ON e.id = page.id AND e.created_at = page.created_at AND e.account_id = ${accountId}
        ${USAGE_NEWEST_FIRST}`
     : sql`
-      SELECT ${usageItemColumns(input.includeDetails)} FROM usage_events e
-       WHERE e.account_id = ${accountId} AND ${inWindow(sql.raw("e.created_at"), w.start, w.end)} AND ${filters}
-       ${USAGE_NEWEST_FIRST} LIMIT ${pageSize} OFFSET ${offset}`;
+      SELECT ${usageItemColumns(input.includeDetails)} FROM (
+        SELECT e.* FROM usage_events e
+         WHERE e.account_id = ${accountId} AND ${inWindow(sql.raw("e.created_at"), w.start, w.end)} AND ${filters}
+         ${USAGE_NEWEST_FIRST} LIMIT ${pageSize} OFFSET ${offset}) e
+       ${USAGE_NEWEST_FIRST}`;
   const [itemRows, total, summary] = await Promise.all([
     db.execute(page),
     countUsageEvents(db, accountId, w, scoped),

@@ -120,14 +120,19 @@ export async function usageSummary(
   };
 }
 
-/** The window's largest charges, newest first among equal amounts (a partial index serves it). */
+/**
+ * The window's largest charges, newest first among equal amounts (a partial index serves it). The
+ * items' columns are computed over the limited rows, so their subqueries probe per row.
+ */
 async function maxChargeItems(db: Db, accountId: string, w: BoundedWindow, filters: UsageFilters, limit: number) {
+  const largestFirst = sql.raw("ORDER BY e.actual_amount_credits DESC NULLS LAST, e.created_at DESC NULLS LAST");
   const result = await db.execute(sql`
-    SELECT ${usageItemColumns(false)} FROM usage_events e
-     WHERE e.account_id = ${accountId} AND e.actual_amount_credits > 0
-       AND e.created_at >= ${w.start}::timestamptz AND e.created_at < ${w.end}::timestamptz
-       AND ${and(usageConditions(filters, "events")!)}
-     ORDER BY e.actual_amount_credits DESC NULLS LAST, e.created_at DESC NULLS LAST
-     LIMIT ${limit}`);
+    SELECT ${usageItemColumns(false)} FROM (
+      SELECT e.* FROM usage_events e
+       WHERE e.account_id = ${accountId} AND e.actual_amount_credits > 0
+         AND e.created_at >= ${w.start}::timestamptz AND e.created_at < ${w.end}::timestamptz
+         AND ${and(usageConditions(filters, "events")!)}
+       ${largestFirst} LIMIT ${limit}) e
+     ${largestFirst}`);
   return rows<UsageEventRecord>(result).map((r) => usageItem(r, false));
 }
