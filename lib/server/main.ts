@@ -12,6 +12,7 @@ import { useBundledOpenApiWorker } from "../catalog/openapi/isolated";
 import { bootstrap } from "./bootstrap";
 import { createRequestHandler } from "./request-handler";
 import { listen, listenLines } from "./listen";
+import { warmUp } from "./warm-up";
 
 async function main() {
   const e = env();
@@ -26,7 +27,11 @@ async function main() {
   await nextApp.prepare();
   const handleNext = nextApp.getRequestHandler();
 
-  const server = http.createServer(createRequestHandler({ api: apiListener, next: handleNext, metricsToken: e.METRICS_TOKEN }));
+  const handler = createRequestHandler({ api: apiListener, next: handleNext, metricsToken: e.METRICS_TOKEN });
+  // Before listening: the first visitor should not pay for cold code and a cold database.
+  const warmed = await warmUp({ db: database.db, handler });
+  logger.info({ ms: warmed.readsMs + warmed.pagesMs, reads_ms: warmed.readsMs, pages_ms: warmed.pagesMs }, "warmed up");
+  const server = http.createServer(handler);
   server.keepAliveTimeout = 65_000;
   const where = await listen(server, e.PORT, e.HOST, e.PUBLIC_URL ? publicUrl() : undefined);
   const metrics = e.METRICS_PORT === undefined ? undefined : await startMetricsServer({ port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN });
