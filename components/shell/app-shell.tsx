@@ -33,6 +33,8 @@ function NavLinks({ pathname, support, onNavigate }: { pathname: string; support
           <li key={href}>
             <Link
               href={href}
+              // Every dashboard page is dynamic: prefetching them all rendered each one on the server at every page load.
+              prefetch={false}
               onClick={onNavigate}
               aria-current={active ? "page" : undefined}
               className={`group flex items-center gap-3 rounded-lg px-3 py-2 text-sm font-medium transition-colors ${

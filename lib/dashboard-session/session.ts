@@ -1,3 +1,4 @@
+import { cache } from "react";
 import { getServerSession, type Session } from "next-auth";
 import { redirect } from "next/navigation";
 import { getDatabase } from "../db";
@@ -10,9 +11,10 @@ export type DashboardUser = Session["user"];
 /**
  * The signed-in dashboard user for a server component, or null. The membership is read again on
  * every request: a member removed from the account is signed out of it at their next request,
- * and a changed role applies at once (the cookie's copy is only a hint).
+ * and a changed role applies at once (the cookie's copy is only a hint). Read once per request
+ * (React's `cache`): the layout, the page and its metadata each ask.
  */
-export async function getDashboardUser(): Promise<DashboardUser | null> {
+export const getDashboardUser = cache(async (): Promise<DashboardUser | null> => {
   const session = await getServerSession(await buildAuthOptions());
   const user = session?.user;
   if (!user?.id || !user.accountId) return null;
@@ -24,7 +26,7 @@ export async function getDashboardUser(): Promise<DashboardUser | null> {
     if (err instanceof DomainError && err.code === "not_found") return null;
     throw err;
   }
-}
+});
 
 /** The signed-in user; anyone else is sent to the login page. */
 export async function requireDashboardUser(): Promise<DashboardUser> {

@@ -11,6 +11,7 @@ import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { ErrorState } from "@/components/ui/error-state";
 import { LoadingBlock } from "@/components/ui/states";
+import { getAccessToken } from "@/lib/dashboard/api-client";
 import { fetchCreditsSpent, fetchLedger, fetchReadiness, fetchUsage, type Readiness, type LedgerSummary, type UsageSummary } from "@/lib/dashboard/audit-api";
 import { chargeOutcomeColors, chargeOutcomes } from "@/lib/dashboard/audit-vocab";
 import { bucketLabel } from "@/lib/dashboard/buckets";
@@ -19,13 +20,24 @@ import { executionHref } from "@/lib/dashboard/links";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 
 const WINDOW_DAYS = 7;
+
+// Every Overview request waits for the API token: ask for it while this module loads, so it
+// arrives while the page hydrates instead of after.
+if (typeof window !== "undefined") getAccessToken().catch(() => undefined);
+
 // Amounts are exact to six decimals; anything smaller is float noise from summing JSON numbers.
 const EPSILON = 0.0000005;
 
-function SpendCard({ label, days, timeZone, today }: { label: string; days: number; timeZone: string; today: string }) {
+interface Spent {
+  credits_spent: number;
+  charged_event_count: number;
+}
+
+/** A spend card's figures, or where they are: the query they come from, pending or failed. */
+type SpentState = { isPending: true; isError: false } | { isPending: false; isError: true; error: Error } | { isPending: false; isError: false; data: Spent };
+
+function SpendCard({ label, days, spent }: { label: string; days: number; spent: SpentState }) {
   const { t, locale } = useI18n();
-  const query = { start_date: addDays(today, -(days - 1)), end_date: today, tz: timeZone };
-  const spent = useQuery({ queryKey: ["usage", "spent", query], queryFn: ({ signal }) => fetchCreditsSpent(query, signal) });
   return (
     <Card className="p-4 sm:p-5">
       <p className="text-sm font-medium text-zinc-600">{label}</p>
@@ -33,10 +45,18 @@ function SpendCard({ label, days, timeZone, today }: { label: string; days: numb
         {spent.isPending ? "…" : spent.isError ? "—" : formatCredits(spent.data.credits_spent, locale)}
       </p>
       <p className="mt-1 text-xs text-zinc-500">
-        {spent.isSuccess ? t("overview.spentEvents", { count: spent.data.charged_event_count, n: spent.data.credits_spent }) : spent.isError ? spent.error.message : "\u00a0"}
+        {spent.isPending ? "\u00a0" : spent.isError ? spent.error.message : t("overview.spentEvents", { count: spent.data.charged_event_count, n: spent.data.credits_spent })}
       </p>
     </Card>
   );
+}
+
+/**
+ * Settled credits and charged events of a summary or one of its buckets: what `credits-spent`
+ * answers for the same window (an event's settled and actual amounts are one figure).
+ */
+function spentOf(counts: { settled_credits: number; charged: number; failed_charged_review: number }): Spent {
+  return { credits_spent: counts.settled_credits, charged_event_count: counts.charged + counts.failed_charged_review };
 }
 
 /** For the window: events' settled credits = ledger consumption = balance change, or the differences. */
@@ -92,13 +112,22 @@ export function OverviewActivity() {
   const window = { start_date: addDays(today, -(WINDOW_DAYS - 1)), end_date: today, tz: tz.timeZone };
   const usageQuery = { ...window, summary: "true", page_size: "1", bucket: "day", limit: "5" };
   const usage = useQuery({ queryKey: ["usage", "summary", usageQuery], queryFn: ({ signal }) => fetchUsage(usageQuery, signal) });
-  const ledgerQuery = { ...window, summary: "true", page_size: "1", bucket: "day" };
+  // The summaries' totals are all the Overview shows: one row of the list and of its sample, not ten.
+  const ledgerQuery = { ...window, summary: "true", page_size: "1", bucket: "day", limit: "1" };
   const ledger = useQuery({ queryKey: ["ledger", "summary", ledgerQuery], queryFn: ({ signal }) => fetchLedger(ledgerQuery, signal) });
   const expiredQuery = { ...ledgerQuery, scope: "expiry" };
   const expired = useQuery({ queryKey: ["ledger", "summary", expiredQuery], queryFn: ({ signal }) => fetchLedger(expiredQuery, signal) });
   const readiness = useQuery({ queryKey: ["ledger", "readiness", window], queryFn: ({ signal }) => fetchReadiness(window, signal) });
+  const monthQuery = { start_date: addDays(today, -29), end_date: today, tz: tz.timeZone };
+  const month = useQuery({ queryKey: ["usage", "spent", monthQuery], queryFn: ({ signal }) => fetchCreditsSpent(monthQuery, signal) });
 
   const summary = usage.data?.summary;
+  // Today and the last 7 days come from the 7-day summary (today is its last day bucket): two requests fewer.
+  const todayBucket = summary?.buckets.find((b) => b.bucket_start_local.startsWith(today));
+  const fromSummary = (spent: Spent | null | undefined): SpentState =>
+    usage.isPending ? usage : usage.isError ? usage : spent ? { isPending: false, isError: false, data: spent } : { isPending: true, isError: false };
+  const spentToday = fromSummary(todayBucket && spentOf({ settled_credits: todayBucket.settled_credits, charged: todayBucket.charged_count, failed_charged_review: todayBucket.failed_charged_review_count }));
+  const spentWeek = fromSummary(summary && spentOf({ settled_credits: summary.settled_credits, ...summary.charge_outcome_counts }));
   const rows: ChartRow[] = (summary?.buckets ?? []).map((b) => ({
     label: bucketLabel(b.bucket_start_local, summary?.bucket ?? "day"),
     charged: b.charged_count,
@@ -116,9 +145,9 @@ export function OverviewActivity() {
         <TimeZoneSwitch tz={tz} />
       </div>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-3 sm:gap-4">
-        <SpendCard label={t("overview.spentToday")} days={1} timeZone={tz.timeZone} today={today} />
-        <SpendCard label={t("overview.spent7")} days={7} timeZone={tz.timeZone} today={today} />
-        <SpendCard label={t("overview.spent30")} days={30} timeZone={tz.timeZone} today={today} />
+        <SpendCard label={t("overview.spentToday")} days={1} spent={spentToday} />
+        <SpendCard label={t("overview.spent7")} days={7} spent={spentWeek} />
+        <SpendCard label={t("overview.spent30")} days={30} spent={month} />
       </div>
 
       {usage.isPending ? (
@@ -154,7 +183,7 @@ export function OverviewActivity() {
                       </span>
                     </span>
                     {e.execution_id ? (
-                      <Link href={executionHref(e.execution_id)} className="shrink-0 font-semibold tabular-nums text-indigo-700 hover:underline">
+                      <Link href={executionHref(e.execution_id)} prefetch={false} className="shrink-0 font-semibold tabular-nums text-indigo-700 hover:underline">
                         {formatCredits(e.actual_amount_credits, locale)}
                       </Link>
                     ) : (

@@ -88,7 +88,7 @@ export function SupportHome() {
         header: () => t("support.colAccount"),
         cell: (info) => (
           <span className="flex min-w-0 flex-col">
-            <Link href={`/usage?account_id=${encodeURIComponent(info.row.original.account_id)}`} className="font-medium text-indigo-700 hover:underline">
+            <Link prefetch={false} href={`/usage?account_id=${encodeURIComponent(info.row.original.account_id)}`} className="font-medium text-indigo-700 hover:underline">
               {info.getValue()}
             </Link>
             <code className="max-w-[9rem] truncate font-mono text-[11px] text-zinc-500" title={info.row.original.account_id}>{info.row.original.account_id}</code>
@@ -118,7 +118,7 @@ export function SupportHome() {
         header: () => <span className="sr-only">{t("support.colActions")}</span>,
         cell: (info) => (
           <span className="flex items-center justify-end gap-2">
-            <Link href={executionHref(info.row.original.execution_id, info.row.original.account_id)} className="text-sm font-medium text-indigo-700 hover:underline" data-testid="review-open-case">
+            <Link prefetch={false} href={executionHref(info.row.original.execution_id, info.row.original.account_id)} className="text-sm font-medium text-indigo-700 hover:underline" data-testid="review-open-case">
               {t("support.openCase")}
             </Link>
             <RefundAction call={refundable(info.row.original)} accountId={info.row.original.account_id} onRefunded={() => undefined} />
@@ -154,7 +154,7 @@ export function SupportHome() {
                 <ul className="mt-1 space-y-1">
                   {found.items.map((a) => (
                     <li key={a.account_id} className="[overflow-wrap:anywhere]">
-                      <Link href={accountHref(a.account_id)} className="font-medium text-indigo-700 hover:underline">
+                      <Link prefetch={false} href={accountHref(a.account_id)} className="font-medium text-indigo-700 hover:underline">
                         {a.name}
                       </Link>{" "}
                       <span className="text-zinc-500">· {a.role} · </span>

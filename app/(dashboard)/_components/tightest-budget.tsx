@@ -14,10 +14,11 @@ export function TightestBudget() {
   const { t } = useI18n();
   const tz = useTimeZone();
   const budgets = useQuery({ queryKey: budgetsQueryKey, queryFn: ({ signal }) => fetchBudgets(signal) });
-  const keys = useQuery({ queryKey: apiKeysQueryKey, queryFn: ({ signal }) => fetchApiKeys(signal) });
-  const scopeLabel = useBudgetScopeLabel(keys.data);
   const all = budgets.data ?? [];
   const tightest = all[0];
+  // Key names only when the card names a key: the key list also sums each key's spend over all time.
+  const keys = useQuery({ queryKey: apiKeysQueryKey, queryFn: ({ signal }) => fetchApiKeys(signal), enabled: tightest?.scope === "api_key" });
+  const scopeLabel = useBudgetScopeLabel(keys.data);
   if (!tightest) return null;
   return (
     <Card className="mt-6 p-4 sm:p-5" data-testid="tightest-budget">
@@ -26,7 +27,7 @@ export function TightestBudget() {
           <p className="text-sm font-medium text-zinc-600">{t("overview.tightestBudget")}</p>
           <p className="truncate text-base font-semibold text-zinc-900">{scopeLabel(tightest)}</p>
         </div>
-        <Link href="/budgets" className="text-sm font-medium text-indigo-600 hover:text-indigo-500">
+        <Link href="/budgets" prefetch={false} className="text-sm font-medium text-indigo-600 hover:text-indigo-500">
           {all.length > 1 ? t("overview.allBudgets", { count: all.length }) : t("overview.manageBudgets")}
         </Link>
       </div>
