@@ -312,7 +312,7 @@ for (const [localeName, locale] of Object.entries(LOCALES)) {
         // The Playground and Console call with an API key kept in this browser for the user.
         await page.addInitScript(
           ([storageKey, value]) => window.localStorage.setItem(storageKey, value),
-          [`tollgate.playground-key.${s.owner.userId}`, JSON.stringify({ apiKey: s.owner.apiKey, prefix: s.owner.apiKey.slice(0, 11), name: "research agent", apiKeyId: s.owner.apiKeyId, savedAt: new Date().toISOString() })],
+          [`tollgate.playground-key.${s.owner.userId}.${s.owner.accountId}`, JSON.stringify({ apiKey: s.owner.apiKey, prefix: s.owner.apiKey.slice(0, 11), name: "research agent", apiKeyId: s.owner.apiKeyId, savedAt: new Date().toISOString() })],
         );
         const context = `owner/${localeName}/${viewportName}`;
         const findings: Finding[] = [];

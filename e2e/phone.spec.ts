@@ -131,6 +131,7 @@ function targets(s: Seeded): Target[] {
     { name: "statement", path: `/statements/${s.month}`, ready: (p) => expect(p.getByTestId("statement-closing-total")).toBeVisible(SLOW) },
     { name: "executions", path: "/executions", ready: h1 },
     { name: "executions-lookup", path: `/executions?id=${s.executionId}`, ready: (p) => expect(p.getByTestId("verdict")).toBeVisible(SLOW) },
+    { name: "runs", path: "/runs", ready: (p) => expect(p.getByTestId("runs-row").first()).toBeVisible(SLOW) },
     { name: "run", path: `/runs/${encodeURIComponent(s.runId)}`, ready: h1 },
     { name: "keys", path: "/keys", ready: (p) => expect(p.getByTestId("key-row").first()).toBeVisible(SLOW) },
     { name: "budgets", path: "/budgets", ready: (p) => expect(p.getByTestId("budget-row").first()).toBeVisible(SLOW) },
@@ -165,7 +166,7 @@ for (const [localeName, locale] of Object.entries(LOCALES)) {
       // The Playground and Console call with an API key kept in this browser for the user.
       await page.addInitScript(
         ([storageKey, value]) => window.localStorage.setItem(storageKey, value),
-        [`tollgate.playground-key.${s.owner.userId}`, JSON.stringify({ apiKey: s.owner.apiKey, prefix: s.owner.apiKey.slice(0, 11), name: "research agent", apiKeyId: s.owner.apiKeyId, savedAt: new Date().toISOString() })],
+        [`tollgate.playground-key.${s.owner.userId}.${s.owner.accountId}`, JSON.stringify({ apiKey: s.owner.apiKey, prefix: s.owner.apiKey.slice(0, 11), name: "research agent", apiKeyId: s.owner.apiKeyId, savedAt: new Date().toISOString() })],
       );
       await signIn(page, s.owner);
       for (const target of targets(s)) {
