@@ -4,7 +4,8 @@ import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { adminCommand, canSeed } from "./admin";
-import { PHONE_VIEWPORT, expect, test } from "./fixtures";
+import { PHONE_VIEWPORT, expect, signIn, test } from "./fixtures";
+import { seedActiveOwner, type ActiveOwner } from "./seeding";
 
 /**
  * An axe scan (WCAG 2.0 and 2.1, A and AA) of every dashboard page, in English and Chinese, on a
@@ -26,7 +27,7 @@ const SUPPORT_USER = { email: "support@tollgate.local", password: "tollgate-supp
 const REDIRECT = "http://127.0.0.1:9/e2e-a11y-callback";
 
 interface Seeded {
-  owner: { accountId: string; userId: string; email: string; password: string; apiKey: string; apiKeyId: string };
+  owner: ActiveOwner["owner"];
   executionId: string;
   runId: string;
   consentUrl: string;
@@ -46,17 +47,6 @@ async function api(baseURL: string, pathname: string, init: RequestInit): Promis
   return fetch(`${baseURL}${pathname}`, init);
 }
 
-async function call(baseURL: string, token: string, toolId: string, parameters: Record<string, unknown>): Promise<string> {
-  const res = await api(baseURL, "/api/v1/tools/execute", {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ tool_id: toolId, parameters }),
-  });
-  const body = (await res.json()) as { execution_id?: string };
-  expect(res.status, `${toolId}: ${JSON.stringify(body)}`).toBe(200);
-  return body.execution_id ?? "";
-}
-
 /**
  * An owner with something on every page: Calls from a key and from an agent run's delegation
  * token, a budget, an OAuth client asking for consent and a device code waiting for approval.
@@ -64,41 +54,7 @@ async function call(baseURL: string, token: string, toolId: string, parameters: 
 async function seed(baseURL: string): Promise<Seeded> {
   if (seeded) return seeded;
   const suffix = crypto.randomBytes(4).toString("hex");
-  const { account_id: accountId } = (await adminCommand(["accounts", "create", "--name", `A11y Research ${suffix}`, "--credits", "100"])) as { account_id: string };
-  const email = `e2e-a11y-${suffix}@example.test`;
-  const password = `pw-${crypto.randomBytes(9).toString("hex")}`;
-  const { user_id: userId } = (await adminCommand(["users", "create", "--account", accountId, "--email", email, "--password", password, "--role", "owner"])) as { user_id: string };
-  const key = (await adminCommand(["keys", "create", "--account", accountId, "--name", "research agent"])) as { api_key: string; api_key_id: string };
-
-  const executionId = await call(baseURL, key.api_key, "builtin.finance.compound_interest", { principal: 1000, annual_rate_percent: 5, years: 2 });
-  await call(baseURL, key.api_key, "builtin.math.evaluate", { expression: "2 + 3 * 4" });
-  await call(baseURL, key.api_key, "builtin.convert.temperature", { value: 100, from: "C", to: "F" });
-  await adminCommand(["budgets", "set", "--account", accountId, "--credits", "50", "--period", "month", "--tz", "UTC"]);
-
-  // An agent run: a runtime exchanges the user's token for a delegation token carrying a run_id.
-  const runtime = (await adminCommand(["clients", "create", "--name", "A11y Runtime", "--type", "confidential", "--grant", "token_exchange", "--agent-runtime"])) as {
-    client_id: string;
-    client_secret: string;
-  };
-  const { access_token: subject } = (await adminCommand(["tokens", "issue", "--user", userId, "--account", accountId])) as { access_token: string };
-  const runId = `run-a11y-${suffix}`;
-  const exchanged = await api(baseURL, "/api/v1/oauth/token", {
-    method: "POST",
-    headers: { authorization: `Basic ${Buffer.from(`${runtime.client_id}:${runtime.client_secret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      grant_type: "urn:ietf:params:oauth:grant-type:token-exchange",
-      subject_token: subject,
-      subject_token_type: "urn:ietf:params:oauth:token-type:access_token",
-      resource: `${baseURL}/api/v1`,
-      scope: "tools:execute",
-      model: "a11y-model",
-      run_id: runId,
-      max_credits: "5",
-    }),
-  });
-  expect(exchanged.status, await exchanged.clone().text()).toBe(200);
-  const delegation = ((await exchanged.json()) as { access_token: string }).access_token;
-  await call(baseURL, delegation, "builtin.finance.loan_payment", { principal: 2000, annual_rate_percent: 3, months: 12 });
+  const { owner, executionId, runId } = await seedActiveOwner(baseURL, { label: "a11y", credits: 100, budgetZone: "UTC" });
 
   const consentClient = (await adminCommand(["clients", "create", "--name", "A11y Desktop App", "--type", "public", "--redirect-uri", REDIRECT, "--grant", "authorization_code"])) as {
     client_id: string;
@@ -115,12 +71,12 @@ async function seed(baseURL: string): Promise<Seeded> {
   })}`;
 
   // An invitation waiting: its page (opened signed out) and a pending row on Members.
-  const { invitation_url: invitationUrl } = (await adminCommand(["members", "invite", "--account", accountId, "--email", `e2e-a11y-invitee-${suffix}@example.test`])) as { invitation_url: string };
+  const { invitation_url: invitationUrl } = (await adminCommand(["members", "invite", "--account", owner.accountId, "--email", `e2e-a11y-invitee-${suffix}@example.test`])) as { invitation_url: string };
 
   const { client_id: deviceClientId } = (await adminCommand(["clients", "create", "--name", "A11y Agent CLI", "--type", "public", "--grant", "device_code"])) as { client_id: string };
 
   seeded = {
-    owner: { accountId, userId, email, password, apiKey: key.api_key, apiKeyId: key.api_key_id },
+    owner,
     executionId,
     runId,
     consentUrl,
@@ -140,15 +96,6 @@ async function deviceUserCode(baseURL: string, clientId: string): Promise<string
   });
   expect(device.status).toBe(200);
   return ((await device.json()) as { user_code: string }).user_code;
-}
-
-/** Signs in through the form by its fields' types, so it reads the same in either language. */
-async function signIn(page: Page, user: { email: string; password: string }): Promise<void> {
-  await page.goto("/login");
-  await page.locator('input[type="email"]').fill(user.email);
-  await page.locator('input[type="password"]').fill(user.password);
-  await page.locator('button[type="submit"]').click();
-  await expect(page).toHaveURL(/\/$/, { timeout: 30_000 });
 }
 
 /** Waits until the page has loaded its data: no placeholder announces it is busy any more. */

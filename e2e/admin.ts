@@ -31,6 +31,7 @@ export function adminCommand(argv: string[], dataDir: string | undefined = proce
 
 export interface SeededUser {
   accountId: string;
+  userId: string;
   email: string;
   password: string;
 }
@@ -47,6 +48,6 @@ export async function seedUser(options: { credits?: number; role?: "owner" | "me
   };
   const email = `e2e-${options.label}-${suffix}@example.test`;
   const password = `pw-${crypto.randomBytes(9).toString("hex")}`;
-  await adminCommand(["users", "create", "--account", account.account_id, "--email", email, "--password", password, "--role", options.role ?? "owner"]);
-  return { accountId: account.account_id, email, password };
+  const user = (await adminCommand(["users", "create", "--account", account.account_id, "--email", email, "--password", password, "--role", options.role ?? "owner"])) as { user_id: string };
+  return { accountId: account.account_id, userId: user.user_id, email, password };
 }

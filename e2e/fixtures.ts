@@ -20,13 +20,17 @@ export const test = base.extend({
   },
 });
 
-/** Signs in through the login form, the way a person does, and waits for Overview. */
+/**
+ * Signs in through the login form, the way a person does, and waits for Overview. It finds the
+ * fields by their types, so it reads the same in either language; the first sign-in after a start
+ * on a busy machine may take longer than an assertion's default.
+ */
 export async function signIn(page: Page, user: { email: string; password: string } = DEMO_USER): Promise<void> {
   await page.goto("/login");
-  await page.getByLabel("Email").fill(user.email);
-  await page.getByLabel("Password").fill(user.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(/\/$/);
+  await page.locator('input[type="email"]').fill(user.email);
+  await page.locator('input[type="password"]').fill(user.password);
+  await page.locator('button[type="submit"]').click();
+  await expect(page).toHaveURL(/\/$/, { timeout: 30_000 });
 }
 
 /** A full-page screenshot under test-results/screenshots/, for a person to look at. */

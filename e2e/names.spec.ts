@@ -1,6 +1,7 @@
 import type { Page } from "@playwright/test";
 import { adminCommand, canSeed, seedUser, type SeededUser } from "./admin";
 import { expect, signIn, test, screenshotBoth, screenshotPanel } from "./fixtures";
+import { callTool } from "./seeding";
 
 /**
  * Names over ids: the Ledger says which tool each Call's row charged, Usage which key made each
@@ -33,12 +34,7 @@ let key: { api_key_id: string; api_key: string; prefix: string };
 test.beforeAll(async () => {
   owner = await seedUser({ label: "names", credits: 100 });
   key = (await adminCommand(["keys", "create", "--account", owner.accountId, "--name", "ci-bot"])) as typeof key;
-  const res = await fetch(`${process.env.E2E_BASE_URL}/api/v1/tools/execute`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key.api_key}`, "content-type": "application/json" },
-    body: JSON.stringify({ tool_id: COMPOUND, parameters: { principal: 100, annual_rate_percent: 5, years: 2 } }),
-  });
-  expect(res.status).toBe(200);
+  await callTool(process.env.E2E_BASE_URL!, key.api_key, COMPOUND, { principal: 100, annual_rate_percent: 5, years: 2 });
 });
 
 test("the Ledger names the tool each Call's row charged, and Usage the key that made each event", async ({ page }) => {

@@ -1,8 +1,8 @@
-import crypto from "node:crypto";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { adminCommand, canSeed } from "./admin";
-import { PHONE_VIEWPORT, SCREENSHOT_DIR, expect, test } from "./fixtures";
+import { PHONE_VIEWPORT, SCREENSHOT_DIR, expect, signIn, test } from "./fixtures";
+import { seedActiveOwner, type ActiveOwner } from "./seeding";
 
 /**
  * Every dashboard page on a 390 px phone, in English and Chinese, as an owner whose account has
@@ -18,23 +18,12 @@ const CLOSING = "825.4";
 const BROWSER_ZONE = "Europe/Berlin";
 
 interface Seeded {
-  owner: { accountId: string; userId: string; email: string; password: string; apiKey: string; apiKeyId: string };
+  owner: ActiveOwner["owner"];
   executionId: string;
   runId: string;
   month: string;
 }
 let seeded: Seeded | undefined;
-
-async function call(baseURL: string, token: string, toolId: string, parameters: Record<string, unknown>): Promise<string> {
-  const res = await fetch(`${baseURL}/api/v1/tools/execute`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ tool_id: toolId, parameters }),
-  });
-  const body = (await res.json()) as { execution_id?: string };
-  expect(res.status, `${toolId}: ${JSON.stringify(body)}`).toBe(200);
-  return body.execution_id ?? "";
-}
 
 /**
  * An owner with Calls from a key and from an agent run, a budget kept in Asia/Shanghai, a grant
@@ -42,44 +31,10 @@ async function call(baseURL: string, token: string, toolId: string, parameters: 
  */
 async function seed(baseURL: string): Promise<Seeded> {
   if (seeded) return seeded;
-  const suffix = crypto.randomBytes(4).toString("hex");
-  const { account_id: accountId } = (await adminCommand(["accounts", "create", "--name", `Phone Research ${suffix}`, "--credits", "700"])) as { account_id: string };
-  const email = `e2e-phone-${suffix}@example.test`;
-  const password = `pw-${crypto.randomBytes(9).toString("hex")}`;
-  const { user_id: userId } = (await adminCommand(["users", "create", "--account", accountId, "--email", email, "--password", password, "--role", "owner"])) as { user_id: string };
-  const key = (await adminCommand(["keys", "create", "--account", accountId, "--name", "research agent"])) as { api_key: string; api_key_id: string };
+  const { owner, executionId, runId, subject } = await seedActiveOwner(baseURL, { label: "phone", credits: 700, budgetZone: "Asia/Shanghai" });
+  const { accountId } = owner;
 
-  const executionId = await call(baseURL, key.api_key, "builtin.finance.compound_interest", { principal: 1000, annual_rate_percent: 5, years: 2 });
-  await call(baseURL, key.api_key, "builtin.math.evaluate", { expression: "2 + 3 * 4" });
-  await call(baseURL, key.api_key, "builtin.convert.temperature", { value: 100, from: "C", to: "F" });
-  await adminCommand(["budgets", "set", "--account", accountId, "--credits", "50", "--period", "month", "--tz", "Asia/Shanghai"]);
-
-  // An agent run: a runtime exchanges the user's token for a delegation token carrying a run_id.
-  const runtime = (await adminCommand(["clients", "create", "--name", "Phone Runtime", "--type", "confidential", "--grant", "token_exchange", "--agent-runtime"])) as {
-    client_id: string;
-    client_secret: string;
-  };
-  const { access_token: subject } = (await adminCommand(["tokens", "issue", "--user", userId, "--account", accountId])) as { access_token: string };
-  const runId = `run-phone-${suffix}`;
-  const exchanged = await fetch(`${baseURL}/api/v1/oauth/token`, {
-    method: "POST",
-    headers: { authorization: `Basic ${Buffer.from(`${runtime.client_id}:${runtime.client_secret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      grant_type: "urn:ietf:params:oauth:grant-type:token-exchange",
-      subject_token: subject,
-      subject_token_type: "urn:ietf:params:oauth:token-type:access_token",
-      resource: `${baseURL}/api/v1`,
-      scope: "tools:execute",
-      model: "phone-model",
-      run_id: runId,
-      max_credits: "5",
-    }),
-  });
-  expect(exchanged.status, await exchanged.clone().text()).toBe(200);
-  const delegation = ((await exchanged.json()) as { access_token: string }).access_token;
-  await call(baseURL, delegation, "builtin.finance.loan_payment", { principal: 2000, annual_rate_percent: 3, months: 12 });
-
-  await adminCommand(["members", "invite", "--account", accountId, "--email", `e2e-phone-invitee-${suffix}@example.test`, "--role", "member"]);
+  await adminCommand(["members", "invite", "--account", accountId, "--email", `e2e-phone-invitee-${accountId.slice(-6)}@example.test`, "--role", "member"]);
   const expires = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
   await adminCommand(["credits", "grant", "--account", accountId, "--amount", "10", "--type", "welcome_bonus", "--expires-at", expires]);
 
@@ -91,21 +46,12 @@ async function seed(baseURL: string): Promise<Seeded> {
   await adminCommand(["credits", "grant", "--account", accountId, "--amount", topUp, "--type", "payment_recharge"]);
 
   seeded = {
-    owner: { accountId, userId, email, password, apiKey: key.api_key, apiKeyId: key.api_key_id },
+    owner,
     executionId,
     runId,
     month: new Intl.DateTimeFormat("en-CA", { timeZone: BROWSER_ZONE, year: "numeric", month: "2-digit" }).format(new Date()).slice(0, 7),
   };
   return seeded;
-}
-
-/** Signs in through the form by its fields' types, so it reads the same in either language. */
-async function signIn(page: Page, user: { email: string; password: string }): Promise<void> {
-  await page.goto("/login");
-  await page.locator('input[type="email"]').fill(user.email);
-  await page.locator('input[type="password"]').fill(user.password);
-  await page.locator('button[type="submit"]').click();
-  await expect(page).toHaveURL(/\/$/);
 }
 
 interface Target {

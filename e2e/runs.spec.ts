@@ -1,6 +1,7 @@
 import type { Page } from "@playwright/test";
-import { adminCommand, canSeed, seedUser, type SeededUser } from "./admin";
+import { canSeed, seedUser, type SeededUser } from "./admin";
 import { expect, signIn, test, screenshotBoth } from "./fixtures";
+import { callTool, createAgentRuntime, dashboardToken, delegationToken } from "./seeding";
 
 /**
  * Agent runs in the navigation: an account's runs, each made by an Agent Runtime with a delegation
@@ -21,57 +22,22 @@ interface Seeded {
 }
 let seeded: Seeded | undefined;
 
-async function call(baseURL: string, token: string, toolId: string, parameters: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${baseURL}/api/v1/tools/execute`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ tool_id: toolId, parameters }),
-  });
-  expect(res.status, `${toolId}: ${await res.clone().text()}`).toBe(200);
-}
-
-async function dashboardToken(page: Page): Promise<string> {
-  const res = await page.request.get("/api/dashboard/token");
-  expect(res.status()).toBe(200);
-  return ((await res.json()) as { access_token: string }).access_token;
-}
-
 /** Two runs of one Agent Runtime: the first capped at 5 credits (two 1-credit Calls), the second, later, without a cap. */
 async function seed(page: Page, baseURL: string): Promise<Seeded> {
   if (seeded) return seeded;
   const owner = await seedUser({ label: "runs", credits: 100 });
-  const runtime = (await adminCommand(["clients", "create", "--name", "Runs Runtime", "--type", "confidential", "--grant", "token_exchange", "--agent-runtime"])) as {
-    client_id: string;
-    client_secret: string;
-  };
+  const runtime = await createAgentRuntime("Runs Runtime");
   await signIn(page, owner);
   const subject = await dashboardToken(page);
-  const exchange = async (runId: string, maxCredits?: string) => {
-    const res = await fetch(`${baseURL}/api/v1/oauth/token`, {
-      method: "POST",
-      headers: { authorization: `Basic ${Buffer.from(`${runtime.client_id}:${runtime.client_secret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({
-        grant_type: "urn:ietf:params:oauth:grant-type:token-exchange",
-        subject_token: subject,
-        subject_token_type: "urn:ietf:params:oauth:token-type:access_token",
-        resource: `${baseURL}/api/v1`,
-        scope: "tools:execute",
-        model: "e2e-model",
-        run_id: runId,
-        ...(maxCredits ? { max_credits: maxCredits } : {}),
-      }),
-    });
-    expect(res.status, await res.clone().text()).toBe(200);
-    return ((await res.json()) as { access_token: string }).access_token;
-  };
+  const exchange = (runId: string, maxCredits?: string) => delegationToken(baseURL, runtime, subject, { runId, model: "e2e-model", maxCredits });
   const suffix = owner.accountId.slice(-6);
   const capped = `run-capped-${suffix}`;
   const uncapped = `run-open-${suffix}`;
   const first = await exchange(capped, "5");
-  await call(baseURL, first, COMPOUND, { principal: 2000, annual_rate_percent: 3, years: 1 });
-  await call(baseURL, first, LOAN, { principal: 2000, annual_rate_percent: 3, months: 12 });
+  await callTool(baseURL, first, COMPOUND, { principal: 2000, annual_rate_percent: 3, years: 1 });
+  await callTool(baseURL, first, LOAN, { principal: 2000, annual_rate_percent: 3, months: 12 });
   const second = await exchange(uncapped);
-  await call(baseURL, second, EVALUATE, { expression: "6 * 7" });
+  await callTool(baseURL, second, EVALUATE, { expression: "6 * 7" });
   seeded = { owner, capped, uncapped };
   return seeded;
 }

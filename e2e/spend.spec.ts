@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import type { Page } from "@playwright/test";
 import { adminCommand, seedUser, type SeededUser } from "./admin";
 import { expect, signIn, test, screenshotBoth } from "./fixtures";
+import { callTool, createAgentRuntime, dashboardToken, delegationToken } from "./seeding";
 
 /**
  * Spend attribution in the dashboard: an account's Calls made with two API keys and through an
@@ -24,22 +25,6 @@ interface Seeded {
 }
 let seeded: Seeded | undefined;
 
-async function call(baseURL: string, token: string, toolId: string, parameters: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${baseURL}/api/v1/tools/execute`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ tool_id: toolId, parameters }),
-  });
-  expect(res.status, `${toolId}: ${await res.clone().text()}`).toBe(200);
-}
-
-/** The signed-in user's dashboard API token (the one the pages use). */
-async function dashboardToken(page: Page): Promise<string> {
-  const res = await page.request.get("/api/dashboard/token");
-  expect(res.status()).toBe(200);
-  return ((await res.json()) as { access_token: string }).access_token;
-}
-
 /**
  * Two keys' Calls, then two Calls of one agent run through a delegation token that an agent
  * runtime (a confidential OAuth client) exchanged for the user's own access token.
@@ -49,37 +34,18 @@ async function seed(page: Page, baseURL: string): Promise<Seeded> {
   const owner = await seedUser({ label: "spend", credits: 100 });
   const keyA = (await adminCommand(["keys", "create", "--account", owner.accountId, "--name", "agent-a"])) as Seeded["keyA"];
   const keyB = (await adminCommand(["keys", "create", "--account", owner.accountId, "--name", "batch-b"])) as Seeded["keyB"];
-  await call(baseURL, keyA.api_key, COMPOUND, { principal: 1000, annual_rate_percent: 5, years: 2 });
-  await call(baseURL, keyA.api_key, COMPOUND, { principal: 1001, annual_rate_percent: 5, years: 2 });
-  await call(baseURL, keyA.api_key, LOAN, { principal: 5000, annual_rate_percent: 4, months: 24 });
-  await call(baseURL, keyB.api_key, EVALUATE, { expression: "2 + 3 * 4" });
-  await call(baseURL, keyB.api_key, TEMPERATURE, { value: 100, from: "C", to: "F" });
+  await callTool(baseURL, keyA.api_key, COMPOUND, { principal: 1000, annual_rate_percent: 5, years: 2 });
+  await callTool(baseURL, keyA.api_key, COMPOUND, { principal: 1001, annual_rate_percent: 5, years: 2 });
+  await callTool(baseURL, keyA.api_key, LOAN, { principal: 5000, annual_rate_percent: 4, months: 24 });
+  await callTool(baseURL, keyB.api_key, EVALUATE, { expression: "2 + 3 * 4" });
+  await callTool(baseURL, keyB.api_key, TEMPERATURE, { value: 100, from: "C", to: "F" });
 
-  const runtime = (await adminCommand(["clients", "create", "--name", "E2E Runtime", "--type", "confidential", "--grant", "token_exchange", "--agent-runtime"])) as {
-    client_id: string;
-    client_secret: string;
-  };
+  const runtime = await createAgentRuntime("E2E Runtime");
   await signIn(page, owner);
-  const subject = await dashboardToken(page);
   const runId = `run-e2e-${owner.accountId.slice(-6)}`;
-  const exchanged = await fetch(`${baseURL}/api/v1/oauth/token`, {
-    method: "POST",
-    headers: { authorization: `Basic ${Buffer.from(`${runtime.client_id}:${runtime.client_secret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      grant_type: "urn:ietf:params:oauth:grant-type:token-exchange",
-      subject_token: subject,
-      subject_token_type: "urn:ietf:params:oauth:token-type:access_token",
-      resource: `${baseURL}/api/v1`,
-      scope: "tools:execute",
-      model: "e2e-model",
-      run_id: runId,
-      max_credits: "5",
-    }),
-  });
-  expect(exchanged.status, await exchanged.clone().text()).toBe(200);
-  const delegation = ((await exchanged.json()) as { access_token: string }).access_token;
-  await call(baseURL, delegation, COMPOUND, { principal: 2000, annual_rate_percent: 3, years: 1 });
-  await call(baseURL, delegation, LOAN, { principal: 2000, annual_rate_percent: 3, months: 12 });
+  const delegation = await delegationToken(baseURL, runtime, await dashboardToken(page), { runId, model: "e2e-model", maxCredits: "5" });
+  await callTool(baseURL, delegation, COMPOUND, { principal: 2000, annual_rate_percent: 3, years: 1 });
+  await callTool(baseURL, delegation, LOAN, { principal: 2000, annual_rate_percent: 3, months: 12 });
   seeded = { owner, keyA, keyB, runId };
   return seeded;
 }

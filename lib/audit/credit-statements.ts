@@ -9,6 +9,7 @@ import { invalidInput, notFound } from "../errors";
 import { credits, creditsToSql } from "../money";
 import { sealAuditHours } from "./seal";
 import { SEAL_MARGIN, resolveTimeZone } from "./time-window";
+import { canonicalJson } from "./canonical-json";
 
 /**
  * Monthly credit statements (docs/audit.md, "Monthly statements"): what an account held at the
@@ -147,18 +148,6 @@ async function zoned<T>(tz: string, run: () => Promise<T>): Promise<T> {
     if (isInvalidZone(err)) throw invalidInput(`Invalid tz: "${tz}". Use an IANA time zone name such as Europe/Paris (default UTC)`);
     throw err;
   }
-}
-
-/** The JSON a hash is taken of: keys sorted at every level, no whitespace. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
 }
 
 export function statementHash(body: StatementBody): string {

@@ -13,6 +13,7 @@ import { auditDigestConfig, type AuditDigestConfig } from "../env";
 import { activityContent } from "../accounts/activity";
 import { loadDigestSigningKey, type DigestSigningKey } from "./digest-key";
 import { configuredDigestStore, type DigestStore } from "./digest-store";
+import { canonicalJson } from "./canonical-json";
 
 export const DIGEST_VERSION = 1;
 export const digestLogNames = ["ledger", "activity"] as const;
@@ -68,18 +69,6 @@ export interface DigestBody {
 export interface DigestFile extends DigestBody {
   /** Ed25519 over canonicalJson of every other field, base64. */
   signature: string;
-}
-
-/** JSON with object keys sorted at every level: the bytes a digest's signature covers. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
 }
 
 export function signedBytes(digest: DigestBody | DigestFile): Buffer {

@@ -18,7 +18,7 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
-import { adminStatement, statusField } from "./harness";
+import { adminStatement, printTable, runMain, statusField } from "./harness";
 import { printStorage } from "./storage-report";
 import { type CompactJsonColumn, compactJsonText, compactSourceRefIdText, usageJsonText } from "../audit/usage-compact";
 
@@ -436,14 +436,4 @@ async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
   return result;
 }
 
-function printTable(header: string[], body: string[][]) {
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join("  ");
-  console.log(line(header));
-  for (const b of body) console.log(line(b));
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runMain(main);

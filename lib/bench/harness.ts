@@ -165,3 +165,19 @@ export function median(values: number[]): number {
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
+
+/** Prints rows as a plain-text table, each column as wide as its widest cell. */
+export function printTable(header: string[], body: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join("  ");
+  console.log(line(header));
+  for (const b of body) console.log(line(b));
+}
+
+/** Runs a bench's `main`, printing a failure and exiting 1. */
+export function runMain(main: () => Promise<void>): void {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -20,7 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import { chromium, type Page, type Request } from "@playwright/test";
 import { sql } from "drizzle-orm";
-import { ensureBuild, freePort, median, serverNodeArgs } from "./harness";
+import { ensureBuild, freePort, median, printTable, runMain, serverNodeArgs } from "./harness";
 
 process.env.LOG_LEVEL ??= "warn";
 
@@ -430,14 +430,4 @@ async function timed<T extends object>(label: string, fn: () => Promise<T>): Pro
   return Object.assign(result, { ms: Math.round(performance.now() - started) });
 }
 
-function printTable(header: string[], body: string[][]) {
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join("  ");
-  console.log(line(header));
-  for (const b of body) console.log(line(b));
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runMain(main);

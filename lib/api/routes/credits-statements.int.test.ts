@@ -6,7 +6,8 @@ import { callApi, seedAccount } from "../../testing/fixtures";
 import { importDemoCatalog } from "../../testing/catalog";
 import { parseCsv } from "../../testing/csv";
 import { ledgerRowAt, writePastEvents } from "../../audit/testing-history";
-import { canonicalJson, statementHash, type StatementBody } from "../../audit/credit-statements";
+import { canonicalJson } from "../../audit/canonical-json";
+import { statementHash, type StatementBody } from "../../audit/credit-statements";
 import { rows } from "../../db/row-sql";
 import type { Database } from "../../db/types";
 
