@@ -43,7 +43,7 @@ async function accessToken(page: Page): Promise<string> {
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
-test("an owner invites a member who joins through the link and creates a key; Activity shows both; demoted then removed, the member's open session is refused; the last owner stays", async ({ page, browser, baseURL }) => {
+test("an owner invites a member who joins through the link and creates a key; Activity shows both; demoted then removed, the member's open session and the key they created are refused; the last owner stays", async ({ page, browser, baseURL }) => {
   const owner = await seedUser({ label: "team-owner" });
   const joiner = { email: `e2e-joiner-${rand()}@example.test`, password: `joiner-${rand()}-pw` };
 
@@ -81,6 +81,7 @@ test("an owner invites a member who joins through the link and creates a key; Ac
   await memberPage.goto("/keys");
   await memberPage.getByLabel("Name").fill("joiner key");
   await memberPage.getByRole("button", { name: "Create key" }).click();
+  const joinerKey = (await memberPage.getByTestId("new-key-value").textContent())!.trim();
   await memberPage.getByTestId("new-key-dialog").getByRole("button", { name: "I have saved it" }).click();
   await memberPage.goto("/members");
   await expect(memberPage.getByTestId("members-read-only")).toBeVisible();
@@ -142,18 +143,29 @@ test("an owner invites a member who joins through the link and creates a key; Ac
   await memberPage.reload();
   await expect(memberPage.getByTestId("members-read-only")).toBeVisible();
 
-  // Removed: the keys they created are listed for review, and their open session ends.
+  // Removed: the key they created is revoked with them (unless the owner keeps it), and their open session ends.
   const memberToken = await accessToken(memberPage);
+  const keyWorks = async () => (await fetch(`${baseURL}/api/v1/auth/credits`, { headers: { authorization: `Bearer ${joinerKey}` } })).status;
+  expect(await keyWorks()).toBe(200);
   await page.getByRole("button", { name: `Remove ${joiner.email}` }).click();
   const removeDialog = page.getByTestId("remove-member-dialog");
-  await expect(removeDialog).toContainText("The API key they created stays with the account");
+  await expect(removeDialog).toContainText("The API key they created is revoked with them");
+  await expect(removeDialog.getByTestId("remove-member-keys")).toContainText("joiner key");
+  const keep = removeDialog.getByRole("checkbox", { name: "Keep their key working" });
+  await expect(keep).not.toBeChecked();
+  await keep.check();
+  await expect(removeDialog).toContainText("The API key they created stays with the account and keeps working");
+  await screenshotPanel(page, "members-remove-keep-keys");
+  await keep.uncheck();
+  await screenshotPanel(page, "members-remove-dialog");
   await removeDialog.getByRole("button", { name: "Remove member" }).click();
   const removed = page.getByTestId("member-removed");
   await expect(removed).toContainText(`${joiner.email} was removed`);
-  await expect(removed.getByTestId("keys-to-review")).toContainText("joiner key");
-  await expect(removed.getByRole("link", { name: "Review on the Keys page" })).toHaveAttribute("href", "/keys");
+  await expect(removed).toContainText("1 API key they created was revoked");
+  await expect(removed.getByTestId("keys-revoked")).toContainText("joiner key");
   await expect(page.getByTestId("member-row")).toHaveCount(1);
   await screenshotBoth(page, "members-removed");
+  expect(await keyWorks()).toBe(401);
 
   const refused = await memberPage.request.get("/api/v1/auth/api-keys", { headers: { authorization: `Bearer ${memberToken}` } });
   expect(refused.status()).toBe(401);

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { accountInvitations, accountMembers, accounts, apiKeys, users } from "../db/schema";
 import type { UserRole } from "../vocab/roles";
 import type { Db } from "../db/types";
@@ -7,6 +7,7 @@ import { DomainError, forbidden, invalidInput, notFound } from "../errors";
 import { newId } from "../ids";
 import { hashPassword } from "../auth/passwords";
 import { randomToken, sha256Hex } from "../auth/secrets";
+import { type RevokedKey, forgetRevokedKeys, revokeKeysInTransaction } from "../auth/api-keys";
 import { type Actor, recordActivity } from "./activity";
 
 /**
@@ -193,13 +194,20 @@ export async function changeMemberRole(db: Db, input: { accountId: string; userI
   });
 }
 
+export interface RemovedMemberKey {
+  api_key_id: string;
+  name: string;
+  prefix: string;
+}
+
 /**
  * Removes a member: the membership goes (their tokens and dashboard sessions in the account are
- * refused at the next request), the API keys they created stay with the account and are returned
- * for review.
+ * refused at the next request), and the live API keys they created are revoked in the same
+ * transaction (each with its own `api_key.revoked`, reason `member_removed`) unless the owner keeps
+ * them (`keepKeys`): then they stay with the account, listed for review. `member.removed` says which.
  */
-export async function removeMember(db: Db, input: { accountId: string; userId: string; actor: Actor }) {
-  return db.transaction(async (tx) => {
+export async function removeMember(db: Db, input: { accountId: string; userId: string; actor: Actor; keepKeys?: boolean }) {
+  const result = await db.transaction(async (tx) => {
     const members = await lockMembers(tx as unknown as Db, input.accountId);
     const target = members.find((m) => m.user_id === input.userId);
     if (!target) throw notFound(`User ${input.userId} is not a member of this account`);
@@ -207,20 +215,30 @@ export async function removeMember(db: Db, input: { accountId: string; userId: s
       throw new DomainError("conflict", "The account's last owner cannot be removed");
     }
     await tx.delete(accountMembers).where(and(eq(accountMembers.accountId, input.accountId), eq(accountMembers.userId, input.userId)));
-    const keys = await tx
-      .select({ api_key_id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix, revoked_at: apiKeys.revokedAt })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.accountId, input.accountId), eq(apiKeys.createdBy, input.userId)));
-    const keysToReview = keys.filter((k) => k.revoked_at === null).map(({ api_key_id, name, prefix }) => ({ api_key_id, name, prefix }));
+    const theirs = and(eq(apiKeys.accountId, input.accountId), eq(apiKeys.createdBy, input.userId))!;
+    let revoked: RevokedKey[] = [];
+    let kept: RemovedMemberKey[] = [];
+    if (input.keepKeys) {
+      kept = await tx.select({ api_key_id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix }).from(apiKeys).where(and(theirs, isNull(apiKeys.revokedAt))).orderBy(asc(apiKeys.createdAt));
+    } else {
+      revoked = await revokeKeysInTransaction(tx as unknown as Db, theirs, input.actor, "member_removed");
+    }
     await recordActivity(tx as unknown as Db, input.accountId, input.actor, {
       action: "member.removed",
       objectType: "user",
       objectId: input.userId,
       before: { email: target.email, role: target.role },
-      after: { api_keys_to_review: keysToReview.map((k) => k.api_key_id) },
+      after: input.keepKeys ? { api_keys_kept: kept.map((k) => k.api_key_id) } : { api_keys_revoked: revoked.map((k) => k.api_key_id) },
     });
-    return { user_id: input.userId, removed: true as const, api_keys_to_review: keysToReview };
+    return { revoked, kept };
   });
+  forgetRevokedKeys(db, result.revoked);
+  return {
+    user_id: input.userId,
+    removed: true as const,
+    api_keys_revoked: result.revoked.map(({ api_key_id, name, prefix }) => ({ api_key_id, name, prefix })),
+    api_keys_kept: result.kept,
+  };
 }
 
 export interface InvitationRow {

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { type SQL, and, desc, eq, isNull, sql } from "drizzle-orm";
 import { accounts, apiKeys } from "../db/schema";
 import { spendByApiKey } from "../audit/usage-history";
 import type { Db } from "../db/types";
@@ -50,37 +50,55 @@ export async function createApiKey(db: Db, input: { accountId: string; name?: st
   return { api_key_id: id, api_key: apiKey, prefix, name, created_at: row.createdAt.toISOString() };
 }
 
+export interface RevokedKey {
+  api_key_id: string;
+  name: string;
+  prefix: string;
+  /** For evicting the key from this instance's cache once the transaction has committed. */
+  keyHash: string;
+}
+
+/**
+ * Revokes the live keys matching `where` inside the caller's transaction: each records
+ * `api_key.revoked` (with `reason` when given) and tells every instance to drop it from its cache
+ * at commit. Keys already revoked are left as they are. Call `forgetRevokedKeys` after the commit.
+ */
+export async function revokeKeysInTransaction(tx: Db, where: SQL, actor: Actor, reason?: string): Promise<RevokedKey[]> {
+  const revoked = await tx
+    .update(apiKeys)
+    .set({ revokedAt: sql`now()` })
+    .where(and(where, isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id, accountId: apiKeys.accountId, name: apiKeys.name, prefix: apiKeys.prefix, keyHash: apiKeys.keyHash });
+  for (const key of revoked) {
+    await recordActivity(tx, key.accountId, actor, {
+      action: "api_key.revoked",
+      objectType: "api_key",
+      objectId: key.id,
+      before: { name: key.name, prefix: key.prefix, revoked: false },
+      after: reason ? { revoked: true, reason } : { revoked: true },
+    });
+    await notifyAuthChange(tx, { kind: "key", keyHash: key.keyHash });
+  }
+  return revoked.map((k) => ({ api_key_id: k.id, name: k.name, prefix: k.prefix, keyHash: k.keyHash }));
+}
+
+/** After the revoking transaction committed: this instance stops accepting the keys at once (others hear the notification). */
+export function forgetRevokedKeys(db: Db, keys: readonly RevokedKey[]): void {
+  for (const key of keys) cacheFor(db).delete(key.keyHash);
+}
+
 /** Revokes a key (idempotent); the first revocation records `api_key.revoked` in its transaction. */
 export async function revokeApiKey(db: Db, input: { id: string; accountId?: string; actor?: Actor }) {
-  const conditions = [eq(apiKeys.id, input.id), isNull(apiKeys.revokedAt)];
-  if (input.accountId) conditions.push(eq(apiKeys.accountId, input.accountId));
-  const rows = await db.transaction(async (tx) => {
-    const revoked = await tx
-      .update(apiKeys)
-      .set({ revokedAt: sql`now()` })
-      .where(and(...conditions))
-      .returning({ id: apiKeys.id, accountId: apiKeys.accountId, name: apiKeys.name, prefix: apiKeys.prefix, keyHash: apiKeys.keyHash });
-    if (revoked.length > 0) {
-      const [key] = revoked;
-      await recordActivity(tx as unknown as Db, key.accountId, input.actor ?? SYSTEM, {
-        action: "api_key.revoked",
-        objectType: "api_key",
-        objectId: key.id,
-        before: { name: key.name, prefix: key.prefix, revoked: false },
-        after: { revoked: true },
-      });
-      await notifyAuthChange(tx as unknown as Db, { kind: "key", keyHash: key.keyHash });
-    }
-    return revoked;
-  });
-  if (rows.length === 0) {
+  const where = input.accountId ? and(eq(apiKeys.id, input.id), eq(apiKeys.accountId, input.accountId))! : eq(apiKeys.id, input.id);
+  const revoked = await db.transaction((tx) => revokeKeysInTransaction(tx as unknown as Db, where, input.actor ?? SYSTEM));
+  if (revoked.length === 0) {
     const existing = await db.select({ id: apiKeys.id, accountId: apiKeys.accountId }).from(apiKeys).where(eq(apiKeys.id, input.id));
     if (existing.length === 0 || (input.accountId && existing[0].accountId !== input.accountId)) {
       throw notFound(`API key ${input.id} not found`);
     }
     return { api_key_id: input.id, revoked: true };
   }
-  cacheFor(db).delete(rows[0].keyHash);
+  forgetRevokedKeys(db, revoked);
   return { api_key_id: input.id, revoked: true };
 }
 

@@ -33,9 +33,9 @@ export const teamCommands: Record<string, CommandSpec> = {
     run: (db, v) => changeMemberRole(db, { accountId: str(v, "account"), userId: str(v, "user"), role: oneOf(str(v, "role"), ROLES, "role"), actor: OPERATOR }),
   },
   "members remove": {
-    usage: "members remove --account ID --user USER_ID   (lists the API keys they created, for review)",
-    options: { account: { type: "string" }, user: { type: "string" } },
-    run: (db, v) => removeMember(db, { accountId: str(v, "account"), userId: str(v, "user"), actor: OPERATOR }),
+    usage: "members remove --account ID --user USER_ID [--keep-keys]   (revokes the API keys they created; --keep-keys keeps them working, listed for review)",
+    options: { account: { type: "string" }, user: { type: "string" }, "keep-keys": { type: "boolean" } },
+    run: (db, v) => removeMember(db, { accountId: str(v, "account"), userId: str(v, "user"), actor: OPERATOR, keepKeys: v["keep-keys"] === true }),
   },
   "invitations revoke": {
     usage: "invitations revoke --account ID --invitation INVITATION_ID",

@@ -51,10 +51,17 @@ describe("an activity entry's before → after, in words", () => {
     expect(read(changeLines({ before: { name: "k", prefix: "tg_1", revoked: false }, after: { revoked: true } }, en))).toEqual(["Key starts with: tg_1…", "Revoked: No → Yes"]);
   });
 
-  it("names the keys a removed member left for review, and formats instants in the page's zone", () => {
+  it("names the keys a removed member left for review, revoked or kept, and formats instants in the page's zone", () => {
     expect(read(changeLines({ before: { email: "m@example.test", role: "member" }, after: { api_keys_to_review: [KEY_ID] } }, en))).toEqual([
       "Role: Member",
       "API keys to review: ci-bot",
+    ]);
+    expect(read(changeLines({ before: { email: "m@example.test", role: "member" }, after: { api_keys_revoked: [KEY_ID] } }, en))).toEqual(["Role: Member", "API keys revoked: ci-bot"]);
+    expect(read(changeLines({ before: { email: "m@example.test", role: "member" }, after: { api_keys_kept: [] } }, en))).toEqual(["Role: Member", "API keys kept: none"]);
+    expect(read(changeLines({ before: { name: "ci-bot", prefix: "tg_1", revoked: false }, after: { revoked: true, reason: "member_removed" } }, en))).toEqual([
+      "Key starts with: tg_1…",
+      "Revoked: No → Yes",
+      "Reason: The member who created it was removed",
     ]);
     expect(read(changeLines({ before: null, after: { email: "x@example.test", role: "member", expires_at: "2026-12-05T08:06:58.163Z" } }, en))).toEqual([
       "Role: Member",

@@ -32,6 +32,8 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2
 /** The fields the activity log records (lib/accounts, lib/billing, lib/auth, lib/webhooks, lib/alerts), each with its label. */
 const FIELD_LABELS: Record<string, MessageKey> = {
   amount_credits: "activity.field.amount_credits",
+  api_keys_kept: "activity.field.api_keys_kept",
+  api_keys_revoked: "activity.field.api_keys_revoked",
   api_keys_to_review: "activity.field.api_keys_to_review",
   allow_private_network: "activity.field.allow_private_network",
   balance_after: "activity.field.balance_after",
@@ -74,7 +76,7 @@ const FIELD_LABELS: Record<string, MessageKey> = {
 const FIELD_ORDER = [
   "email", "name", "role", "scope", "limit_credits", "period", "time_zone", "amount_credits", "refunded_credits", "expired_credits", "type",
   "expires_at", "balance_after", "lots", "low_balance_credits", "budget_percents", "url", "events", "allow_private_network", "prefix", "revoked",
-  "api_keys_to_review", "via", "method", "with", "second_factor", "recovery_codes", "enabled", "require_two_factor", "reason", "ledger_entry_id",
+  "api_keys_revoked", "api_keys_kept", "api_keys_to_review", "via", "method", "with", "second_factor", "recovery_codes", "enabled", "require_two_factor", "reason", "ledger_entry_id",
   "resource", "query", "value",
 ];
 const rank = (key: string) => (FIELD_ORDER.includes(key) ? FIELD_ORDER.indexOf(key) : FIELD_ORDER.length);
@@ -85,6 +87,8 @@ const ROLES = new Set(["owner", "member", "support"]);
 const PERIODS = new Set(["day", "week", "month", "none"]);
 const GRANT_TYPES = new Set(["payment_recharge", "welcome_bonus", "invitation_reward"]);
 const SECOND_FACTORS = new Set(["totp", "recovery_code"]);
+/** Lists of API key ids, shown by the keys' names where the page knows them. */
+const KEY_LIST_FIELDS = new Set(["api_keys_kept", "api_keys_revoked", "api_keys_to_review"]);
 
 /** An unknown field still reads as words: `some_new_field` → "Some new field". */
 function labelOf(key: string, t: Translate): string {
@@ -120,7 +124,8 @@ function show(key: string, value: unknown, side: Record<string, unknown>, ctx: C
   }
   if (key === "prefix" && typeof value === "string") return `${value}…`;
   if (key === "budget_percents" && Array.isArray(value)) return value.map((p) => formatPercent(Number(p) / 100, locale)).join(", ") || t("activity.none");
-  if (key === "api_keys_to_review" && Array.isArray(value)) {
+  if (key === "reason" && value === "member_removed") return t("activity.reasonMemberRemoved");
+  if (KEY_LIST_FIELDS.has(key) && Array.isArray(value)) {
     return value.map((id) => (typeof id === "string" ? (ctx.keyName?.(id) ?? shortId(id)) : String(id))).join(", ") || t("activity.none");
   }
   if (typeof value === "number") return formatCount(value, locale);

@@ -47,8 +47,9 @@ export function changeMemberRole(userId: string, role: AssignableRole): Promise<
   return apiData(`/auth/account/members/${encodeURIComponent(userId)}`, { method: "PATCH", body: { role } });
 }
 
-export function removeMember(userId: string): Promise<RemovedMember> {
-  return apiData<RemovedMember>(`/auth/account/members/${encodeURIComponent(userId)}`, { method: "DELETE" });
+/** Removes a member; the API keys they created are revoked with them unless `keepKeys`. */
+export function removeMember(userId: string, keepKeys: boolean): Promise<RemovedMember> {
+  return apiData<RemovedMember>(`/auth/account/members/${encodeURIComponent(userId)}${keepKeys ? "?keep_keys=true" : ""}`, { method: "DELETE" });
 }
 
 /** The filters the Activity page keeps in its URL, under the API's own names. */

@@ -46,15 +46,31 @@ export const RoleChangedSchema = z
   .object({ user_id: z.string(), role: z.enum(userRoles), changed: z.boolean().openapi({ description: "false when the member already had this role" }) })
   .openapi("MemberRoleChanged");
 
+const RemovedMemberKeySchema = z.object({ api_key_id: z.string(), name: z.string(), prefix: z.string() });
+
 export const RemovedMemberSchema = z
   .object({
     user_id: z.string(),
     removed: z.literal(true),
-    api_keys_to_review: z
-      .array(z.object({ api_key_id: z.string(), name: z.string(), prefix: z.string() }))
-      .openapi({ description: "Live API keys the member created: they stay with the account; revoke those no longer wanted" }),
+    api_keys_revoked: z
+      .array(RemovedMemberKeySchema)
+      .openapi({ description: "The member's live API keys, revoked with the removal (empty with keep_keys=true)" }),
+    api_keys_kept: z
+      .array(RemovedMemberKeySchema)
+      .openapi({ description: "With keep_keys=true: the member's live API keys, which stay with the account and keep working; review them" }),
   })
   .openapi("RemovedMember");
+
+export const RemoveMemberQuery = z.object({
+  keep_keys: z
+    .stringbool({ truthy: ["true", "1"], falsy: ["false", "0"] })
+    .optional()
+    .openapi({
+      type: "boolean",
+      description: "true keeps the API keys the member created working (listed in api_keys_kept); by default they are revoked with the removal",
+      param: { name: "keep_keys", in: "query" },
+    }),
+});
 
 export const InvitationSchema = z
   .object({

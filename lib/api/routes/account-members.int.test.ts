@@ -172,28 +172,64 @@ describe("members and invitations over the API", () => {
     expect(log[0]).toMatchObject({ actor_type: "user", actor_id: second.userId, object_id: acct.userId, before: { role: "owner" }, after: { role: "member" } });
   });
 
-  it("a removed member's token is refused at its next request; the keys they created are returned for review", async () => {
+  it("a removed member's token is refused at its next request, and the keys they created are revoked with the removal", async () => {
     const acct = await seedAccount(database.db);
     const member = await joinByMail(acct, `leaver-${acct.accountId}@example.test`);
-    const key = await api("POST", "/auth/api-keys", member.accessToken, { name: "leaver's key" });
-    expect(key.status).toBe(200);
+    const key = (await api("POST", "/auth/api-keys", member.accessToken, { name: "leaver's key" })).body.data;
+    const old = (await api("POST", "/auth/api-keys", member.accessToken, { name: "already revoked" })).body.data;
+    expect((await api("DELETE", `/auth/api-keys/${old.api_key_id}`, member.accessToken)).status).toBe(200);
+    const ownersKey = (await api("POST", "/auth/api-keys", acct.accessToken, { name: "owner's key" })).body.data;
     const listed = (await api("GET", "/auth/account/members", acct.accessToken)).body.data.items;
-    expect(listed.find((m: { user_id: string }) => m.user_id === member.userId).api_keys).toEqual([
-      { api_key_id: key.body.data.api_key_id, name: "leaver's key", prefix: key.body.data.prefix, revoked: false },
-    ]);
+    expect(listed.find((m: { user_id: string }) => m.user_id === member.userId).api_keys).toEqual(
+      expect.arrayContaining([{ api_key_id: key.api_key_id, name: "leaver's key", prefix: key.prefix, revoked: false }]),
+    );
+    expect((await api("GET", "/auth/credits", key.api_key)).status).toBe(200);
 
     const removed = await api("DELETE", `/auth/account/members/${member.userId}`, acct.accessToken);
     expect(removed.status).toBe(200);
     expect(removed.body.data).toEqual({
       user_id: member.userId,
       removed: true,
-      api_keys_to_review: [{ api_key_id: key.body.data.api_key_id, name: "leaver's key", prefix: key.body.data.prefix }],
+      api_keys_revoked: [{ api_key_id: key.api_key_id, name: "leaver's key", prefix: key.prefix }],
+      api_keys_kept: [],
     });
-    const after = await api("GET", "/auth/account/members", member.accessToken);
-    expect(after.status).toBe(401);
+    expect((await api("GET", "/auth/account/members", member.accessToken)).status).toBe(401);
+    // The key is refused from the next request; the owner's own key still works.
+    expect((await api("GET", "/auth/credits", key.api_key)).status).toBe(401);
+    expect((await api("GET", "/auth/credits", ownersKey.api_key)).status).toBe(200);
     expect((await api("DELETE", `/auth/account/members/${member.userId}`, acct.accessToken)).status).toBe(404);
-    // The key stays with the account.
-    expect((await api("GET", "/auth/api-keys", acct.accessToken)).body.data.items.map((k: { api_key_id: string }) => k.api_key_id)).toContain(key.body.data.api_key_id);
+    const keys = (await api("GET", "/auth/api-keys", acct.accessToken)).body.data.items as { api_key_id: string; revoked_at: string | null }[];
+    expect(keys.find((k) => k.api_key_id === key.api_key_id)?.revoked_at).not.toBeNull();
+
+    // The log: the removal names the revoked key, and the key's own revocation says why and who.
+    expect(await activity(acct.accessToken, `object_id=${member.userId}&action=member.removed`)).toMatchObject([
+      { actor_type: "user", actor_id: acct.userId, before: { role: "member" }, after: { api_keys_revoked: [key.api_key_id] } },
+    ]);
+    expect(await activity(acct.accessToken, `object_id=${key.api_key_id}&action=api_key.revoked`)).toMatchObject([
+      { actor_type: "user", actor_id: acct.userId, after: { revoked: true, reason: "member_removed" } },
+    ]);
+    // The key revoked before is not revoked again.
+    expect(await activity(acct.accessToken, `object_id=${old.api_key_id}&action=api_key.revoked`)).toMatchObject([{ actor_id: member.userId }]);
+  });
+
+  it("keep_keys=true keeps the member's keys working, listed for review, and the log says they were kept", async () => {
+    const acct = await seedAccount(database.db);
+    const member = await joinByMail(acct, `keeper-${acct.accountId}@example.test`);
+    const key = (await api("POST", "/auth/api-keys", member.accessToken, { name: "pipeline" })).body.data;
+    expect((await api("DELETE", `/auth/account/members/${member.userId}?keep_keys=maybe`, acct.accessToken)).status).toBe(422);
+
+    const removed = await api("DELETE", `/auth/account/members/${member.userId}?keep_keys=true`, acct.accessToken);
+    expect(removed.status).toBe(200);
+    expect(removed.body.data).toEqual({
+      user_id: member.userId,
+      removed: true,
+      api_keys_revoked: [],
+      api_keys_kept: [{ api_key_id: key.api_key_id, name: "pipeline", prefix: key.prefix }],
+    });
+    expect((await api("GET", "/auth/account/members", member.accessToken)).status).toBe(401);
+    expect((await api("GET", "/auth/credits", key.api_key)).status).toBe(200);
+    expect(await activity(acct.accessToken, `object_id=${member.userId}&action=member.removed`)).toMatchObject([{ after: { api_keys_kept: [key.api_key_id] } }]);
+    expect(await activity(acct.accessToken, `object_id=${key.api_key_id}&action=api_key.revoked`)).toEqual([]);
   });
 
   it("invitations: an existing member's email is 409, a bad address 400; revoking twice is 409, another account's is 404", async () => {

@@ -6,18 +6,23 @@ import { Button } from "@/components/ui/button";
 import { Notice } from "@/components/ui/states";
 import type { RemovedMember } from "@/lib/dashboard/team";
 
-/** After a removal: the keys the person created stay with the account, listed for the owner to review. */
+/**
+ * After a removal: the API keys the person created, revoked with them, or kept (with
+ * "Keep their keys") and listed for the owner to review.
+ */
 export function KeysToReview({ email, result, onDismiss }: { email: string; result: RemovedMember; onDismiss: () => void }) {
   const { t } = useI18n();
-  const keys = result.api_keys_to_review;
+  const kept = result.api_keys_kept;
+  const revoked = result.api_keys_revoked;
+  const keys = kept.length > 0 ? kept : revoked;
   return (
-    <Notice tone={keys.length > 0 ? "warn" : "success"} title={t("members.removedTitle", { email })} testId="member-removed">
+    <Notice tone={kept.length > 0 ? "warn" : "success"} title={t("members.removedTitle", { email })} testId="member-removed">
       {keys.length === 0 ? (
         <p>{t("members.removedNoKeys")}</p>
       ) : (
         <>
-          <p>{t("members.removedKeys", { count: keys.length })}</p>
-          <ul className="mt-2 space-y-1" data-testid="keys-to-review">
+          <p>{kept.length > 0 ? t("members.removedKeys", { count: kept.length }) : t("members.removedKeysRevoked", { count: revoked.length })}</p>
+          <ul className="mt-2 space-y-1" data-testid={kept.length > 0 ? "keys-to-review" : "keys-revoked"}>
             {keys.map((k) => (
               <li key={k.api_key_id} className="flex flex-wrap items-center gap-2">
                 <span className="font-medium">{k.name}</span>
@@ -25,11 +30,13 @@ export function KeysToReview({ email, result, onDismiss }: { email: string; resu
               </li>
             ))}
           </ul>
-          <p className="mt-2">
-            <Link href="/keys" className="font-medium text-indigo-700 underline hover:text-indigo-600">
-              {t("members.reviewKeys")}
-            </Link>
-          </p>
+          {kept.length > 0 && (
+            <p className="mt-2">
+              <Link href="/keys" className="font-medium text-indigo-700 underline hover:text-indigo-600">
+                {t("members.reviewKeys")}
+              </Link>
+            </p>
+          )}
         </>
       )}
       <div className="mt-2">

@@ -93,8 +93,9 @@ function RoleDialog({ member, onClose }: { member: Member | null; onClose: () =>
 function RemoveDialog({ member, self, onClose, onRemoved }: { member: Member | null; self: boolean; onClose: () => void; onRemoved: (email: string, result: RemovedMember) => void }) {
   const { t } = useI18n();
   const queryClient = useQueryClient();
+  const [keepKeys, setKeepKeys] = useState(false);
   const remove = useMutation({
-    mutationFn: (m: Member) => removeMember(m.user_id),
+    mutationFn: (m: Member) => removeMember(m.user_id, keepKeys),
     onSuccess: (result, m) => {
       // Removing yourself ends your access to this account: start again from a fresh load.
       if (self) {
@@ -109,9 +110,10 @@ function RemoveDialog({ member, self, onClose, onRemoved }: { member: Member | n
   });
   function close() {
     remove.reset();
+    setKeepKeys(false);
     onClose();
   }
-  const activeKeys = member?.api_keys.filter((k) => !k.revoked).length ?? 0;
+  const activeKeys = member?.api_keys.filter((k) => !k.revoked) ?? [];
   return (
     <Dialog
       open={member !== null}
@@ -130,7 +132,23 @@ function RemoveDialog({ member, self, onClose, onRemoved }: { member: Member | n
     >
       <div className="space-y-2 text-sm text-zinc-600">
         <p>{self ? t("members.removeSelfBody") : t("members.removeBody")}</p>
-        {activeKeys > 0 && <p>{t("members.removeKeysBody", { count: activeKeys })}</p>}
+        {activeKeys.length > 0 && (
+          <>
+            <p>{t(keepKeys ? "members.removeKeysKept" : "members.removeKeysRevoked", { count: activeKeys.length })}</p>
+            <ul className="space-y-0.5" data-testid="remove-member-keys">
+              {activeKeys.map((k) => (
+                <li key={k.api_key_id} className="flex flex-wrap items-center gap-2">
+                  <span className="font-medium text-zinc-800">{k.name}</span>
+                  <code className="font-mono text-xs">{k.prefix}…</code>
+                </li>
+              ))}
+            </ul>
+            <label className="flex items-start gap-2 pt-1 text-zinc-800">
+              <input type="checkbox" checked={keepKeys} onChange={(e) => setKeepKeys(e.target.checked)} className="mt-0.5 accent-indigo-600" data-testid="keep-keys" />
+              <span>{t("members.keepKeys", { count: activeKeys.length })}</span>
+            </label>
+          </>
+        )}
       </div>
       {remove.isError && (
         <div className="mt-3">
