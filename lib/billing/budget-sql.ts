@@ -17,6 +17,8 @@ export interface BudgetRefusal {
   budget_id: string;
   scope: "account" | "api_key" | "oauth_client";
   scope_id: string;
+  /** The key's or OAuth client's name (added after the refusal, off the Call's hot path); null for the account. */
+  scope_name?: string | null;
   limit_credits: string;
   period: "day" | "week" | "month" | "none";
   time_zone: string;

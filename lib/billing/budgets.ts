@@ -17,6 +17,8 @@ export interface BudgetView {
   scope: BudgetScope;
   /** The API key id or OAuth client id; null for the account's own budget. */
   scope_id: string | null;
+  /** The key's or OAuth client's name, as a person knows it; null for the account's own budget. */
+  scope_name: string | null;
   limit_credits: number;
   period: BudgetPeriod;
   time_zone: string;
@@ -49,6 +51,7 @@ interface BudgetRow {
   id: string;
   scope: BudgetScope;
   scope_id: string;
+  scope_name: string | null;
   limit_credits: string;
   period: BudgetPeriod;
   time_zone: string;
@@ -73,6 +76,7 @@ function view(r: BudgetRow): BudgetView {
     budget_id: r.id,
     scope: r.scope,
     scope_id: r.scope === "account" ? null : r.scope_id,
+    scope_name: r.scope === "account" ? null : r.scope_name,
     limit_credits: creditsToNumber(r.limit_credits),
     period: r.period,
     time_zone: r.time_zone,
@@ -86,11 +90,18 @@ function view(r: BudgetRow): BudgetView {
   };
 }
 
+/** The name of what budget `b` limits: its API key's or OAuth client's; null for the account. */
+export const SCOPE_NAME = `CASE b.scope
+         WHEN 'api_key' THEN (SELECT k.name FROM api_keys k WHERE k.id = b.scope_id::uuid)
+         WHEN 'oauth_client' THEN (SELECT c.name FROM oauth_clients c WHERE c.id = b.scope_id)
+       END`;
+
 /** Columns of a budget seen at the time in parameter `at` (spend of an older period reads as 0). */
 const viewColumns = (at: string) => `b.id, b.scope, b.scope_id, b.limit_credits, b.period, b.time_zone, b.reserved_credits, b.updated_at,
        budget_period_start(b.period, b.time_zone, ${at}::timestamptz) AS period_start,
        budget_period_end(b.period, b.time_zone, ${at}::timestamptz) AS resets_at,
-       CASE WHEN b.period_start = budget_period_start(b.period, b.time_zone, ${at}::timestamptz) THEN b.spent_credits ELSE 0 END AS spent`;
+       CASE WHEN b.period_start = budget_period_start(b.period, b.time_zone, ${at}::timestamptz) THEN b.spent_credits ELSE 0 END AS spent,
+       ${SCOPE_NAME} AS scope_name`;
 
 /** An account's budgets, tightest first (least remaining), with their spend in the current period. */
 export async function listBudgets(db: Db, accountId: string, clock: Clock = systemClock): Promise<BudgetView[]> {
@@ -229,10 +240,18 @@ const scopeText: Record<BudgetScope, string> = { account: "account", api_key: "A
 const periodText: Record<BudgetPeriod, string> = { day: "daily", week: "weekly", month: "monthly", none: "lifetime" };
 
 /** The 402 message: which budget, what is left, and when it resets. */
+/** A refusal with the name of what its budget limits (read after the refusal: the Call's statement does not join names). */
+export async function withScopeName(db: Db, refusal: BudgetRefusal): Promise<BudgetRefusal> {
+  if (refusal.scope === "account") return { ...refusal, scope_name: null };
+  const found = rows<{ name: string | null }>(await runQuery(db, `SELECT ${SCOPE_NAME} AS name FROM budgets b WHERE b.id = $1`, [refusal.budget_id]));
+  return { ...refusal, scope_name: found[0]?.name ?? null };
+}
+
 export function budgetRefusalMessage(b: BudgetRefusal, needed: string, what: "call" | "search" = "call"): string {
   const left = toDecimal(b.limit_credits).minus(b.spent_credits).minus(b.reserved_credits);
   const held = toDecimal(b.reserved_credits).gt(0) ? ` (${creditsText(b.reserved_credits)} of it held by calls in flight)` : "";
-  const whose = b.scope === "account" ? "The account's" : `The ${scopeText[b.scope]} ${b.scope_id}'s`;
+  const named = b.scope_name ? ` "${b.scope_name}" (${b.scope_id})` : ` ${b.scope_id}`;
+  const whose = b.scope === "account" ? "The account's" : `The ${scopeText[b.scope]}${named}'s`;
   const resets = b.resets_at ? `it resets at ${new Date(b.resets_at).toISOString()} (${b.time_zone} ${b.period} boundary)` : "it does not reset";
   return (
     `Budget exceeded: ${whose} ${periodText[b.period]} budget ${b.budget_id} of ${creditsText(b.limit_credits)} has ` +

@@ -21,7 +21,7 @@ import { storedParameters } from "./stored-parameters";
 import { validateParameters, withCurrentSchema, withDefaults } from "./validate-parameters";
 import { msSince } from "../timing";
 import { systemClock, type Clock } from "../clock";
-import { budgetRefusalMessage } from "../billing/budgets";
+import { budgetRefusalMessage, withScopeName } from "../billing/budgets";
 import { notify } from "../alerts/notify-sql";
 import { countCall, countCreditsReserved, countCreditsSettled } from "../observability/metrics";
 
@@ -427,7 +427,8 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
   }
 
   /** 402 naming the budget the Call would cross and when it resets; nothing was held or charged. */
-  async function budgetExceeded(budget: BudgetRefusal, needed: string): Promise<CallResult> {
+  async function budgetExceeded(refusal: BudgetRefusal, needed: string): Promise<CallResult> {
+    const budget = await withScopeName(db, refusal);
     const message = budgetRefusalMessage(budget, needed);
     // The first refusal of a budget's period tells the account (notification, `budget.refusing`
     // webhook): its agents have begun to be stopped. Later refusals in the period find the claim taken.

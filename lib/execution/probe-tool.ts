@@ -32,6 +32,7 @@ export interface BudgetHeadroom {
   budget_id: string;
   scope: BudgetView["scope"];
   scope_id: string | null;
+  scope_name: string | null;
   period: BudgetView["period"];
   time_zone: string;
   limit_credits: number;
@@ -99,6 +100,7 @@ async function tightestBudget(db: Db, spender: Spender, estimate: number, clock?
     budget_id: tightest.budget_id,
     scope: tightest.scope,
     scope_id: tightest.scope_id,
+    scope_name: tightest.scope_name,
     period: tightest.period,
     time_zone: tightest.time_zone,
     limit_credits: tightest.limit_credits,

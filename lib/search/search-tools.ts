@@ -3,7 +3,7 @@
 // same transaction.
 import { searches, usageEvents, type UsageChannel } from "../db/schema";
 import type { Db } from "../db/types";
-import { budgetRefusalMessage, debitWithinBudgets } from "../billing/budgets";
+import { budgetRefusalMessage, debitWithinBudgets, withScopeName } from "../billing/budgets";
 import { systemClock, type Clock } from "../clock";
 import { usageEventRow } from "../audit/usage-event";
 import { notFound } from "../errors";
@@ -120,7 +120,9 @@ export async function searchTools(db: Db, input: SearchToolsInput): Promise<Sear
       else {
         short = true;
         budgetRefused = !outcome.debited && outcome.budget !== null;
-        refusal = !outcome.debited && outcome.budget ? budgetRefusalMessage(outcome.budget, creditsToSql(price), "search") : insufficientMessage(price.toFixed());
+        refusal = !outcome.debited && outcome.budget
+          ? budgetRefusalMessage(await withScopeName(tx as unknown as Db, outcome.budget), creditsToSql(price), "search")
+          : insufficientMessage(price.toFixed());
       }
       const { searchRow, eventRow } = record(debit?.ledgerEntryId ?? null, short);
       await tx.insert(searches).values(searchRow);

@@ -4,10 +4,9 @@ import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { Card } from "@/components/ui/card";
-import { apiKeysQueryKey, fetchApiKeys } from "@/lib/dashboard/api-keys";
-import { budgetsQueryKey, fetchBudgets } from "@/lib/dashboard/budgets";
+import { budgetScopeLabel, budgetsQueryKey, fetchBudgets } from "@/lib/dashboard/budgets";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
-import { BudgetMeter, useBudgetScopeLabel } from "../budgets/_components/budget-meter";
+import { BudgetMeter } from "../budgets/_components/budget-meter";
 
 /** The Overview's budget card: the budget with the least left (the API lists the tightest first); nothing when there are none. */
 export function TightestBudget() {
@@ -16,16 +15,13 @@ export function TightestBudget() {
   const budgets = useQuery({ queryKey: budgetsQueryKey, queryFn: ({ signal }) => fetchBudgets(signal) });
   const all = budgets.data ?? [];
   const tightest = all[0];
-  // Key names only when the card names a key: the key list also sums each key's spend over all time.
-  const keys = useQuery({ queryKey: apiKeysQueryKey, queryFn: ({ signal }) => fetchApiKeys(signal), enabled: tightest?.scope === "api_key" });
-  const scopeLabel = useBudgetScopeLabel(keys.data);
   if (!tightest) return null;
   return (
     <Card className="mt-6 p-4 sm:p-5" data-testid="tightest-budget">
       <div className="mb-3 flex flex-wrap items-baseline justify-between gap-2">
         <div className="min-w-0">
           <p className="text-sm font-medium text-zinc-600">{t("overview.tightestBudget")}</p>
-          <p className="truncate text-base font-semibold text-zinc-900">{scopeLabel(tightest)}</p>
+          <p className="truncate text-base font-semibold text-zinc-900">{budgetScopeLabel(t, tightest)}</p>
         </div>
         <Link href="/budgets" prefetch={false} className="text-sm font-medium text-indigo-600 hover:text-indigo-500">
           {all.length > 1 ? t("overview.allBudgets", { count: all.length }) : t("overview.manageBudgets")}

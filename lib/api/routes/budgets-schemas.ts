@@ -9,6 +9,7 @@ export const BudgetSchema = z
     budget_id: z.string(),
     scope: z.enum(budgetScopes),
     scope_id: z.string().nullable().openapi({ description: "API key id or OAuth client id; null for the account's own budget" }),
+    scope_name: z.string().nullable().openapi({ description: "The API key's or OAuth client's name; null for the account's own budget" }),
     limit_credits: z.number(),
     period: z.enum(budgetPeriods).openapi({ description: "`none` = lifetime" }),
     time_zone: z.string().openapi({ description: "IANA time zone the period boundaries are in" }),

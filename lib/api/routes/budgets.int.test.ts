@@ -7,6 +7,7 @@ import { runCommand } from "../../cli/commands";
 import type { Database } from "../../db/types";
 import { sql } from "drizzle-orm";
 import { rows } from "../../db/row-sql";
+import { createOAuthClient } from "../../oauth/create-client";
 
 let database: Database;
 let server: TestServer;
@@ -24,7 +25,7 @@ describe("/auth/budgets", () => {
     const a = await seedAccount(database.db, { credits: "50" });
     const set = await api("PUT", "/auth/budgets", a.accessToken, { scope: "api_key", scope_id: a.apiKeyId, limit_credits: "1.5", period: "week", time_zone: "Asia/Shanghai" });
     expect(set.status).toBe(200);
-    expect(set.body.data).toMatchObject({ scope: "api_key", scope_id: a.apiKeyId, limit_credits: 1.5, period: "week", time_zone: "Asia/Shanghai", spent_credits: 0, reserved_credits: 0, remaining_credits: 1.5, used_percent: 0 });
+    expect(set.body.data).toMatchObject({ scope: "api_key", scope_id: a.apiKeyId, scope_name: "test", limit_credits: 1.5, period: "week", time_zone: "Asia/Shanghai", spent_credits: 0, reserved_credits: 0, remaining_credits: 1.5, used_percent: 0 });
     // Weeks start on Monday at midnight in the budget's time zone.
     const start = new Date(set.body.data.period_start);
     expect(start.getUTCHours()).toBe(16);
@@ -39,7 +40,7 @@ describe("/auth/budgets", () => {
       success: false,
       cost: 0,
       execution_outcome: { reason_code: "billing.budget_exceeded", charge_outcome: "failed_not_charged" },
-      details: [{ type: "budget_exceeded", loc: ["budget", set.body.data.budget_id], input: { budget_id: set.body.data.budget_id, limit_credits: "1.500000", spent_credits: "1.000000", period: "week", scope: "api_key", scope_id: a.apiKeyId } }],
+      details: [{ type: "budget_exceeded", loc: ["budget", set.body.data.budget_id], input: { budget_id: set.body.data.budget_id, limit_credits: "1.500000", spent_credits: "1.000000", period: "week", scope: "api_key", scope_id: a.apiKeyId, scope_name: "test" } }],
     });
     // Probe says so before a Call: the tightest budget that would count it, and that the quote is over it.
     const probe = (key: string) =>
@@ -52,7 +53,7 @@ describe("/auth/budgets", () => {
     expect(probed.status).toBe(200);
     expect(probed.body.quote).toMatchObject({
       estimate_credits: 1,
-      budget: { budget_id: set.body.data.budget_id, scope: "api_key", scope_id: a.apiKeyId, period: "week", time_zone: "Asia/Shanghai", limit_credits: 1.5, remaining_credits: 0.5, would_refuse: true },
+      budget: { budget_id: set.body.data.budget_id, scope: "api_key", scope_id: a.apiKeyId, scope_name: "test", period: "week", time_zone: "Asia/Shanghai", limit_credits: 1.5, remaining_credits: 0.5, would_refuse: true },
     });
     expect(probed.body.quote.budget.resets_at).toBe(set.body.data.resets_at);
     // Another key of the account: no budget counts its Calls.
@@ -61,7 +62,7 @@ describe("/auth/budgets", () => {
 
     // What the Call needed, for a client to say by how much it was over.
     expect(Number(refused.body.details[0].input.needed_credits)).toBe(1);
-    expect(refused.body.error_message).toContain(`API key ${a.apiKeyId}'s weekly budget ${set.body.data.budget_id} of 1.5 credits has 0.5 credits left, and this call may cost 1 credit`);
+    expect(refused.body.error_message).toContain(`API key "test" (${a.apiKeyId})'s weekly budget ${set.body.data.budget_id} of 1.5 credits has 0.5 credits left, and this call may cost 1 credit`);
 
     const read = await api("GET", "/auth/budgets", a.apiKey);
     expect(read.status).toBe(200);
@@ -91,6 +92,24 @@ describe("/auth/budgets", () => {
       await database.db.execute(sql`SELECT event_type, payload FROM webhook_deliveries WHERE account_id = ${b.accountId}`),
     );
     expect(deliveries).toEqual([{ event_type: "budget.refusing", payload: expect.objectContaining({ type: "budget.refusing", data: expect.objectContaining({ budget_id: set.body.data.budget_id }) }) }]);
+  });
+
+  it("names what each budget limits: the key's and the OAuth client's names beside their ids, none for the account", async () => {
+    const a = await seedAccount(database.db, { credits: "5" });
+    const client = await createOAuthClient(database.db, { name: "Nightly report agent", type: "public", grants: ["device_code"] });
+    for (const body of [
+      { scope: "account", limit_credits: 3, period: "month" },
+      { scope: "api_key", scope_id: a.apiKeyId, limit_credits: 2, period: "month" },
+      { scope: "oauth_client", scope_id: client.client_id, limit_credits: 1, period: "month" },
+    ]) {
+      expect((await api("PUT", "/auth/budgets", a.accessToken, body)).status).toBe(200);
+    }
+    const items = (await api("GET", "/auth/budgets", a.accessToken)).body.data.items as { scope: string; scope_id: string | null; scope_name: string | null }[];
+    expect(items.map(({ scope, scope_id, scope_name }) => ({ scope, scope_id, scope_name }))).toEqual([
+      { scope: "oauth_client", scope_id: client.client_id, scope_name: "Nightly report agent" },
+      { scope: "api_key", scope_id: a.apiKeyId, scope_name: "test" },
+      { scope: "account", scope_id: null, scope_name: null },
+    ]);
   });
 
   it("refuses bad input with a clear error", async () => {

@@ -31,6 +31,7 @@ export const ProbeResponseSchema = z
             budget_id: z.string(),
             scope: z.enum(["account", "api_key", "oauth_client"]),
             scope_id: z.string().nullable(),
+            scope_name: z.string().nullable().openapi({ description: "The API key's or OAuth client's name; null for the account's own budget" }),
             period: z.enum(["day", "week", "month", "none"]),
             time_zone: z.string(),
             limit_credits: z.number(),

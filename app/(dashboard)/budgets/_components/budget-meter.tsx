@@ -2,21 +2,9 @@
 
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { budgetTone, type BudgetItem } from "@/lib/dashboard/budgets";
-import type { ApiKeyItem } from "@/lib/dashboard/api-keys";
 import { formatCredits, formatDateTime } from "@/lib/dashboard/format";
 
 const bar = { green: "bg-emerald-500", amber: "bg-amber-500", red: "bg-red-500" } as const;
-
-/** Who a budget limits, in words: the account, a key by its name, or an OAuth client. */
-export function useBudgetScopeLabel(keys: ApiKeyItem[] | undefined) {
-  const { t } = useI18n();
-  return (b: BudgetItem) =>
-    b.scope === "account"
-      ? t("budgets.scopeAccount")
-      : b.scope === "api_key"
-        ? t("budgets.scopeKeyNamed", { name: keys?.find((k) => k.api_key_id === b.scope_id)?.name ?? (b.scope_id ?? "").slice(0, 8) })
-        : t("budgets.scopeClientNamed", { id: b.scope_id ?? "" });
-}
 
 /** A budget's period spend as a bar: spent solid, held by Calls in flight lighter, the rest empty. */
 export function BudgetMeter({ budget, timeZone }: { budget: BudgetItem; timeZone: string }) {

@@ -11,10 +11,10 @@ import { ErrorState } from "@/components/ui/error-state";
 import { FieldLabel, Select, TextInput } from "@/components/ui/form-controls";
 import { EmptyState, LoadingBlock, Notice } from "@/components/ui/states";
 import { apiKeysQueryKey, fetchApiKeys } from "@/lib/dashboard/api-keys";
-import { budgetsQueryKey, fetchBudgets, removeBudget, saveBudget, type BudgetItem, type SetBudgetBody } from "@/lib/dashboard/budgets";
+import { budgetScopeLabel, budgetsQueryKey, fetchBudgets, removeBudget, saveBudget, type BudgetItem, type SetBudgetBody } from "@/lib/dashboard/budgets";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 import type { MessageKey } from "@/lib/dashboard/i18n";
-import { BudgetMeter, useBudgetScopeLabel } from "./budget-meter";
+import { BudgetMeter } from "./budget-meter";
 
 const periods = ["day", "week", "month", "none"] as const;
 const periodLabel: Record<(typeof periods)[number], MessageKey> = { day: "budgets.periodDay", week: "budgets.periodWeek", month: "budgets.periodMonth", none: "budgets.periodNone" };
@@ -125,8 +125,7 @@ export function BudgetsPanel({ canEdit }: { canEdit: boolean }) {
   const tz = useTimeZone();
   const queryClient = useQueryClient();
   const budgets = useQuery({ queryKey: budgetsQueryKey, queryFn: ({ signal }) => fetchBudgets(signal) });
-  const keys = useQuery({ queryKey: apiKeysQueryKey, queryFn: ({ signal }) => fetchApiKeys(signal) });
-  const scopeLabel = useBudgetScopeLabel(keys.data);
+  const scopeLabel = (b: BudgetItem) => budgetScopeLabel(t, b);
   const [draft, setDraft] = useState<Draft>({ scope: "account", scopeId: "", limit: "", period: "month", timeZone: "UTC" });
   const [removing, setRemoving] = useState<BudgetItem | null>(null);
   const remove = useMutation({

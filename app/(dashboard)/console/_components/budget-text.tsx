@@ -1,23 +1,12 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import { useI18n } from "@/components/i18n/i18n-provider";
-import { apiKeysQueryKey, fetchApiKeys } from "@/lib/dashboard/api-keys";
+import { budgetScopeLabel } from "@/lib/dashboard/budgets";
 import type { ProbeResponse } from "@/lib/dashboard/console-api";
 import { formatCreditsUnit, formatDateTime } from "@/lib/dashboard/format";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 
-type Scope = "account" | "api_key" | "oauth_client";
 export type BudgetHeadroomInfo = NonNullable<NonNullable<ProbeResponse["quote"]>["budget"]>;
-
-/** A budget by what it limits, as a person names it: the whole account, the key by its name, the OAuth client. */
-export function useBudgetScopeLabel(scope: Scope, scopeId: string | null): string {
-  const { t } = useI18n();
-  const keys = useQuery({ queryKey: apiKeysQueryKey, queryFn: ({ signal }) => fetchApiKeys(signal), enabled: scope === "api_key" });
-  if (scope === "account") return t("budgets.scopeAccount");
-  if (scope === "api_key") return t("budgets.scopeKeyNamed", { name: keys.data?.find((k) => k.api_key_id === scopeId)?.name ?? scopeId ?? "" });
-  return t("budgets.scopeClientNamed", { id: scopeId ?? "" });
-}
 
 /** When a budget resets, in the page's zone with the year and the zone named; or that it never does. */
 export function useBudgetReset(resetsAt: string | null): string {
@@ -29,7 +18,7 @@ export function useBudgetReset(resetsAt: string | null): string {
 /** Probe's and the confirmation's word on the tightest budget: what it has left, and whether this Call would be refused. */
 export function BudgetHeadroom({ budget, testId }: { budget: BudgetHeadroomInfo; testId?: string }) {
   const { t, locale } = useI18n();
-  const scope = useBudgetScopeLabel(budget.scope, budget.scope_id);
+  const scope = budgetScopeLabel(t, budget);
   const reset = useBudgetReset(budget.resets_at);
   const unit = (value: number) => formatCreditsUnit(value, locale, t);
   return (

@@ -16,7 +16,8 @@ import { resultFile, type CallResponse } from "@/lib/dashboard/console-api";
 import { formatCredits, formatCreditsUnit, formatDuration } from "@/lib/dashboard/format";
 import { credits } from "@/lib/money";
 import { executionHref, usageForExecutionHref } from "@/lib/dashboard/links";
-import { useBudgetReset, useBudgetScopeLabel } from "./budget-text";
+import { useBudgetReset } from "./budget-text";
+import { budgetScopeLabel } from "@/lib/dashboard/budgets";
 
 function Fact({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
   return (
@@ -39,7 +40,7 @@ type BudgetRefusalInput = BudgetRefusal & { needed_credits?: string };
  */
 function BudgetRefusalNotice({ refusal }: { refusal: BudgetRefusalInput }) {
   const { t, locale } = useI18n();
-  const scope = useBudgetScopeLabel(refusal.scope, refusal.scope_id);
+  const scope = budgetScopeLabel(t, refusal);
   const reset = useBudgetReset(refusal.resets_at);
   const left = credits(refusal.limit_credits).minus(refusal.spent_credits).minus(refusal.reserved_credits);
   const unit = (value: string | number) => formatCreditsUnit(Number(value), locale, t);
