@@ -3,6 +3,7 @@
 import { flexRender, getCoreRowModel, useReactTable, type RowData, type TableOptions } from "@tanstack/react-table";
 import type { ReactNode } from "react";
 import { usePhoneLayout } from "@/lib/dashboard/use-media-query";
+import { useHorizontalOverflow } from "@/lib/dashboard/use-overflow";
 
 declare module "@tanstack/react-table" {
   interface ColumnMeta<TData extends RowData, TValue> {
@@ -38,6 +39,7 @@ export interface DataTableProps<T> {
 export function DataTable<T>({ data, columns, caption, getRowId, rowTestId, isRowSelected, footer, busy }: DataTableProps<T>) {
   const table = useReactTable({ data, columns, getCoreRowModel: getCoreRowModel(), getRowId, manualPagination: true, manualSorting: true, manualFiltering: true });
   const phone = usePhoneLayout();
+  const [scroller, scrolls] = useHorizontalOverflow<HTMLDivElement>();
   const testIdOf = (row: T) => (typeof rowTestId === "function" ? rowTestId(row) : rowTestId);
 
   if (phone) {
@@ -85,7 +87,13 @@ export function DataTable<T>({ data, columns, caption, getRowId, rowTestId, isRo
 
   return (
     <div className="overflow-hidden rounded-xl border border-zinc-200 bg-white shadow-xs" aria-busy={busy || undefined}>
-      <div className="overflow-x-auto">
+      {/* When the columns are wider than the page, the table scrolls sideways: then it is a named, focusable region, so a keyboard can scroll it. */}
+      <div
+        ref={scroller}
+        className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-offset-[-2px] focus-visible:outline-indigo-500"
+        {...(scrolls ? { role: "region", "aria-label": caption, tabIndex: 0 } : {})}
+        data-scrolls={scrolls || undefined}
+      >
         <table className={`w-full border-collapse text-left text-sm ${busy ? "opacity-60" : ""}`}>
           <caption className="sr-only">{caption}</caption>
           <thead className="bg-zinc-50 text-xs font-medium text-zinc-500">
