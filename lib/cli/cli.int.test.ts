@@ -64,7 +64,9 @@ beforeAll(async () => {
   });
 }, 120_000);
 
-describe(`admin CLI (${testDbKind()})`, () => {
+// Each test starts the real CLI several times (2.5 s each on an idle 2-core machine, 5-10 s on a
+// busy one), and each start may take up to cli()'s 60 s: a test's time is its starts' time.
+describe(`admin CLI (${testDbKind()})`, { timeout: 180_000 }, () => {
   let accountId: string;
   let userId: string;
 
