@@ -4,6 +4,7 @@ import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { adminCommand, canSeed } from "./admin";
+import { AXE_TAGS } from "./axe";
 import { PHONE_VIEWPORT, expect, signIn, test } from "./fixtures";
 import { seedActiveOwner, type ActiveOwner } from "./seeding";
 
@@ -15,7 +16,7 @@ import { seedActiveOwner, type ActiveOwner } from "./seeding";
  */
 test.skip(!canSeed(), "needs the server's admin channel to seed its own account");
 
-const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+const TAGS = AXE_TAGS;
 const IMPACTS = ["critical", "serious", "moderate", "minor"] as const;
 type Impact = (typeof IMPACTS)[number];
 const FAILING: readonly Impact[] = ["critical", "serious"];

@@ -1,5 +1,6 @@
 import { adminCommand, canSeed, seedUser } from "./admin";
 import { expect, signIn, test, screenshotBoth, screenshotPanel } from "./fixtures";
+import { expectNoSeriousViolations } from "./axe";
 
 /**
  * Budgets in the dashboard: the owner sets one, Calls spend it (and the one that would cross it is
@@ -102,6 +103,7 @@ test("the Console shows a budget's refusal as a refusal of the Call: which budge
   await page.getByRole("button", { name: "Call", exact: true }).click();
   await expect(page.getByTestId("confirm-budget")).toHaveAttribute("data-would-refuse", "true");
   await screenshotPanel(page, "console-confirm-budget");
+  await expectNoSeriousViolations(page, "Console confirm dialog");
   await page.getByTestId("confirm-call").getByRole("button", { name: "Call and pay" }).click();
 
   const result = page.getByTestId("call-result");
@@ -115,6 +117,7 @@ test("the Console shows a budget's refusal as a refusal of the Call: which budge
   await expect(page.getByTestId("field-error")).toHaveCount(0);
   await expect(page.getByText(/field error/)).toHaveCount(0);
   await screenshotBoth(page, "console-budget-refusal");
+  await expectNoSeriousViolations(page, "Console budget refusal");
 
   // In Chinese (the language switch reloads the page: the Call again, refused again).
   await page.getByRole("button", { name: "中文" }).click();

@@ -1,4 +1,5 @@
 import { DEMO_USER, DESKTOP_VIEWPORT, PHONE_VIEWPORT, expect, saveScreenshot, signIn, test } from "./fixtures";
+import { expectNoSeriousViolations } from "./axe";
 
 test.describe("dashboard sign-in", () => {
   test("an unauthenticated visit to a dashboard page redirects to the login page", async ({ page }) => {
@@ -132,6 +133,7 @@ test.describe("Overview states", () => {
     await expect(alert).toBeVisible({ timeout: 20_000 });
     await expect(alert).toContainText("Service unavailable");
     await saveScreenshot(page, "overview-error");
+    await expectNoSeriousViolations(page, "Overview with a failed request");
     failing = false;
     await alert.getByRole("button", { name: "Try again" }).click();
     await expect(page.getByTestId("balance-total-available")).toHaveText("1,000");

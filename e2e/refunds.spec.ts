@@ -10,6 +10,7 @@ import path from "node:path";
 import pg from "pg";
 import type { Page } from "@playwright/test";
 import { startServer, type RunningServer } from "./server";
+import { expectNoSeriousViolations } from "./axe";
 import { expect, signIn, test as base, screenshotBoth, screenshotPanel } from "./fixtures";
 import { openDatabase } from "../lib/db/open";
 import type { Database } from "../lib/db/types";
@@ -99,6 +100,8 @@ test("support refunds a failed but charged Call from the Executions page, in par
   await dialog.getByRole("button", { name: "Review refund" }).click();
   await expect(dialog).toContainText("Enter an amount above 0 and at most 2.5 credits");
   await screenshotPanel(page, "refund-dialog-invalid");
+  // The dialog with its errors shown is accessible too (the page tour in a11y.spec.ts does not open it).
+  await expectNoSeriousViolations(page, "refund dialog with errors");
 
   await dialog.getByLabel(/Credits to refund/).fill("1");
   await dialog.getByRole("button", { name: "Review refund" }).click();
