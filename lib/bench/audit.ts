@@ -18,7 +18,7 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
-import { adminStatement, printTable, runMain, statusField } from "./harness";
+import { adminStatement, flag, printTable, runMain, statusField } from "./harness";
 import { printStorage } from "./storage-report";
 import { type CompactJsonColumn, compactJsonText, compactSourceRefIdText, usageJsonText } from "../audit/usage-compact";
 
@@ -34,13 +34,6 @@ const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 100);
 const WARMUP = 20;
 const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const SELF = fileURLToPath(import.meta.url);
-
-function flag(name: string): string | undefined {
-  const args = process.argv.slice(2);
-  const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-  if (i < 0) return undefined;
-  return args[i].includes("=") ? args[i].slice(name.length + 3) : args[i + 1];
-}
 
 async function main() {
   if (process.argv[2] === "serve") return serve(process.argv[3]);

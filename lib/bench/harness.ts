@@ -181,3 +181,11 @@ export function runMain(main: () => Promise<void>): void {
     process.exit(1);
   });
 }
+
+/** A bench's `--name value` or `--name=value` argument; undefined when not given. */
+export function flag(name: string): string | undefined {
+  const args = process.argv.slice(2);
+  const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (i < 0) return undefined;
+  return args[i].includes("=") ? args[i].slice(name.length + 3) : args[i + 1];
+}

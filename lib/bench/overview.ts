@@ -20,7 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import { chromium, type Page, type Request } from "@playwright/test";
 import { sql } from "drizzle-orm";
-import { ensureBuild, freePort, median, printTable, runMain, serverNodeArgs } from "./harness";
+import { ensureBuild, flag, freePort, median, printTable, runMain, serverNodeArgs } from "./harness";
 
 process.env.LOG_LEVEL ??= "warn";
 
@@ -32,13 +32,6 @@ const GOAL_LATER_MS = 800;
 const DEMO = { email: "demo@tollgate.local", password: "tollgate-demo" };
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"];
-
-function flag(name: string): string | undefined {
-  const args = process.argv.slice(2);
-  const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-  if (i < 0) return undefined;
-  return args[i].includes("=") ? args[i].slice(name.length + 3) : args[i + 1];
-}
 
 async function main() {
   if (!Number.isInteger(EVENTS) || EVENTS < 20 || !Number.isInteger(DAYS) || DAYS < 1) throw new Error("--events takes an integer >= 20, BENCH_DAYS a positive integer");

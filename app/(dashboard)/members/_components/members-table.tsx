@@ -17,6 +17,7 @@ import { formatDateTime } from "@/lib/dashboard/format";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 import { changeMemberRole, fetchMembers, invitationsQueryKey, membersQueryKey, removeMember, type Member, type RemovedMember } from "@/lib/dashboard/team";
 import { assignableRoles, type AssignableRole } from "./roles";
+import { KeyList } from "./keys-to-review";
 
 const column = createColumnHelper<Member>();
 
@@ -135,14 +136,7 @@ function RemoveDialog({ member, self, onClose, onRemoved }: { member: Member | n
         {activeKeys.length > 0 && (
           <>
             <p>{t(keepKeys ? "members.removeKeysKept" : "members.removeKeysRevoked", { count: activeKeys.length })}</p>
-            <ul className="space-y-0.5" data-testid="remove-member-keys">
-              {activeKeys.map((k) => (
-                <li key={k.api_key_id} className="flex flex-wrap items-center gap-2">
-                  <span className="font-medium text-zinc-800">{k.name}</span>
-                  <code className="font-mono text-xs">{k.prefix}…</code>
-                </li>
-              ))}
-            </ul>
+            <KeyList keys={activeKeys} className="space-y-0.5" testId="remove-member-keys" />
             <label className="flex items-start gap-2 pt-1 text-zinc-800">
               <input type="checkbox" checked={keepKeys} onChange={(e) => setKeepKeys(e.target.checked)} className="mt-0.5 accent-indigo-600" data-testid="keep-keys" />
               <span>{t("members.keepKeys", { count: activeKeys.length })}</span>
