@@ -1,16 +1,18 @@
 import { sql } from "drizzle-orm";
 import { env, dataDir, publicUrl } from "../env";
 import { getDatabase } from "../db";
-import type { Database } from "../db/types";
+import type { Database, Db } from "../db/types";
 import { logger } from "../log";
 import { getAuthSecret } from "../auth/app-secret";
 import { seedDemoIfEmpty, syncDemoCatalog, type DemoCredentials } from "../seed/seed-demo";
 import { startReservationSweeper } from "../billing/sweep-reservations";
 import { startToolStatsRefresher } from "../catalog/refresh-stats";
+import { analyzeChangedTables, startEmbeddedAnalyzer } from "../db/embedded-analyze";
 import { startAdminChannel } from "./admin-channel";
 import { startAuthListener } from "../auth/auth-listener";
 import { startWebhookWorker } from "../webhooks/deliver";
 import { startAuditDigests } from "../audit/digests";
+import { paymentConfig } from "../billing/payment-config";
 
 export interface Bootstrapped {
   database: Database;
@@ -31,6 +33,8 @@ export function bootstrap(): Promise<Bootstrapped> {
   const g = globalThis as G;
   g[key] ??= (async () => {
     const e = env();
+    // An inconsistent payment configuration stops the start here rather than failing the first purchase.
+    const payments = paymentConfig();
     const database = await getDatabase();
     const { db } = database;
     // next-auth reads these before its first request; generated secrets live in the database.
@@ -44,6 +48,8 @@ export function bootstrap(): Promise<Bootstrapped> {
       return e.SEED_DEMO === "true" ? seedDemoIfEmpty(tx, dataDir()) : { created: false as const };
     });
     const closeAdmin = database.kind === "pglite" ? await startAdminChannel(db, dataDir()) : undefined;
+    // The embedded database has no autovacuum: its statistics are kept current here, first before the warm-up plans its reads.
+    const stopAnalyzer = database.kind === "pglite" ? await startAnalyzing(db) : undefined;
     const stopSweeper = startReservationSweeper(db, e.SWEEPER_INTERVAL_SECONDS * 1000, (err) => logger.error({ err: err.message }, "reservation sweeper failed"));
     const stopStatsRefresher = startToolStatsRefresher(db, (err) => logger.error({ err: err.message }, "tool stats refresh failed"));
     // Revoked keys and disabled accounts announced by any instance or the CLI (PostgreSQL only: the embedded database has one process).
@@ -58,11 +64,13 @@ export function bootstrap(): Promise<Bootstrapped> {
       written: (o) => logger.info({ digests: o.digests.map((d) => d.name), location: o.location }, "audit digest written"),
       error: (err) => logger.error({ err: err.message }, "audit digest failed"),
     });
+    logger.info(payments ? { currency: payments.currency, credit_price_minor: payments.priceMinor, stripe_api: payments.api?.host ?? "api.stripe.com" } : {}, payments ? "payments through Stripe: on" : "payments through Stripe: off (STRIPE_SECRET_KEY unset)");
     return {
       database,
       credentials: "credentials" in seed ? seed.credentials : undefined,
       stop: () => {
         closeAdmin?.();
+        stopAnalyzer?.();
         stopSweeper();
         stopStatsRefresher();
         stopAuthListener?.();
@@ -72,4 +80,16 @@ export function bootstrap(): Promise<Bootstrapped> {
     };
   })();
   return g[key];
+}
+
+/** Analyzes the embedded database's changed tables now, then every few minutes. */
+async function startAnalyzing(db: Db): Promise<() => void> {
+  const started = performance.now();
+  const tables = await analyzeChangedTables(db);
+  if (tables.length > 0) logger.info({ tables: tables.length, ms: Math.round(performance.now() - started) }, "statistics updated");
+  return startEmbeddedAnalyzer(
+    db,
+    (changed, ms) => changed.length > 0 && logger.debug({ tables: changed.length, ms }, "statistics updated"),
+    (err) => logger.error({ err: err.message }, "statistics update failed"),
+  );
 }
