@@ -65,6 +65,30 @@ const EnvSchema = z.object({
   /** S3 bucket for the digests instead of a directory (the S3_REGION / S3_ENDPOINT / S3_FORCE_PATH_STYLE client). */
   AUDIT_DIGEST_S3_BUCKET: z.string().min(1).optional(),
   AUDIT_DIGEST_S3_PREFIX: z.string().default("audit-digests/"),
+  /** Stripe's secret key: set, owners buy credits through Stripe Checkout (docs/billing.md, Buying credits); unset, payments are off. */
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  /** The signing secret of the webhook endpoint (`whsec_…`); required with STRIPE_SECRET_KEY, since only the signed webhook grants. */
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Another host for the Stripe API (a local stand-in in tests: http://127.0.0.1:12111); unset: api.stripe.com. */
+  STRIPE_API_URL: z.string().url().optional(),
+  /** How long a request to Stripe may take before the purchase is answered with an error (nothing is charged). */
+  STRIPE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  /** The price of one credit in the currency's minor unit (cents for usd): a positive decimal, e.g. "1" or "0.25". */
+  CREDIT_PRICE_MINOR: z
+    .string()
+    .regex(/^\d{1,12}(\.\d{1,6})?$/, "CREDIT_PRICE_MINOR must be a positive decimal (minor units per credit, at most 6 decimals)")
+    .optional(),
+  /** ISO 4217 code of the currency credits are sold in, as Stripe writes it (lowercase). */
+  BILLING_CURRENCY: z
+    .string()
+    .regex(/^[a-zA-Z]{3}$/, "BILLING_CURRENCY must be a three-letter ISO 4217 code")
+    .default("usd")
+    .transform((v) => v.toLowerCase()),
+  /** Fewest and most credits one purchase may buy. */
+  CREDIT_PURCHASE_MIN: z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, "CREDIT_PURCHASE_MIN must be a positive number of credits").default("1"),
+  CREDIT_PURCHASE_MAX: z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, "CREDIT_PURCHASE_MAX must be a positive number of credits").default("1000000"),
+  /** Packs offered beside a free amount, as credits: "100,500,2000" (empty: none). */
+  CREDIT_PACKS: z.string().default(""),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -170,4 +194,63 @@ export function s3ClientConfig(): { region: string; endpoint?: string; forcePath
   const parsed = EnvSchema.pick({ S3_REGION: true, S3_ENDPOINT: true, S3_FORCE_PATH_STYLE: true }).safeParse(process.env);
   if (!parsed.success) throw new Error(`Invalid environment:\n${parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n")}`);
   return { region: parsed.data.S3_REGION, endpoint: parsed.data.S3_ENDPOINT, forcePathStyle: parsed.data.S3_FORCE_PATH_STYLE === "true" };
+}
+
+export interface PaymentSettings {
+  secretKey: string;
+  webhookSecret: string;
+  /** STRIPE_API_URL taken apart for the SDK's constructor (host, port, protocol). */
+  api?: { host: string; port: number; protocol: "http" | "https" };
+  timeoutMs: number;
+  priceMinor: string;
+  currency: string;
+  minCredits: string;
+  maxCredits: string;
+  packs: string[];
+}
+
+/**
+ * Payments through Stripe (lib/billing/payment-config.ts checks the amounts): undefined while
+ * STRIPE_SECRET_KEY is unset. Read at each use like OUTBOUND_FILE_URLS, so the tests' settings and
+ * the CLI's take effect without a restart of the module.
+ */
+export function paymentSettings(): PaymentSettings | undefined {
+  const parsed = EnvSchema.pick({
+    STRIPE_SECRET_KEY: true,
+    STRIPE_WEBHOOK_SECRET: true,
+    STRIPE_API_URL: true,
+    STRIPE_TIMEOUT_MS: true,
+    CREDIT_PRICE_MINOR: true,
+    BILLING_CURRENCY: true,
+    CREDIT_PURCHASE_MIN: true,
+    CREDIT_PURCHASE_MAX: true,
+    CREDIT_PACKS: true,
+  }).safeParse(process.env);
+  if (!parsed.success) throw new Error(`Invalid environment:\n${parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n")}`);
+  const e = parsed.data;
+  if (!e.STRIPE_SECRET_KEY) return undefined;
+  const missing = [
+    !e.STRIPE_WEBHOOK_SECRET && "STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY: credits are granted only from Stripe's signed webhook",
+    !e.CREDIT_PRICE_MINOR && "CREDIT_PRICE_MINOR is required with STRIPE_SECRET_KEY: the price of one credit in the currency's minor unit",
+  ].filter((m): m is string => typeof m === "string");
+  if (missing.length > 0) throw new Error(`Invalid environment:\n${missing.map((m) => `  ${m}`).join("\n")}`);
+  let api: PaymentSettings["api"];
+  if (e.STRIPE_API_URL) {
+    const url = new URL(e.STRIPE_API_URL);
+    const protocol = url.protocol === "http:" ? "http" : "https";
+    api = { host: url.hostname, port: url.port ? Number(url.port) : protocol === "http" ? 80 : 443, protocol };
+  }
+  return {
+    secretKey: e.STRIPE_SECRET_KEY,
+    webhookSecret: e.STRIPE_WEBHOOK_SECRET!,
+    api,
+    timeoutMs: e.STRIPE_TIMEOUT_MS,
+    priceMinor: e.CREDIT_PRICE_MINOR!,
+    currency: e.BILLING_CURRENCY,
+    minCredits: e.CREDIT_PURCHASE_MIN,
+    maxCredits: e.CREDIT_PURCHASE_MAX,
+    packs: e.CREDIT_PACKS.split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  };
 }

@@ -14,3 +14,4 @@ export * from "./audit-rollups";
 export * from "./spend-controls";
 export * from "./team";
 export * from "./audit-digests";
+export * from "./payments";

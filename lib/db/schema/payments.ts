@@ -1,0 +1,98 @@
+import { sql } from "drizzle-orm";
+import { bigint, check, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { paymentStatuses, reversalKinds } from "../../vocab/payments";
+import { accounts } from "./accounts";
+import { createdAt, credits, tsz, updatedAt } from "./columns";
+
+/**
+ * A purchase of credits through Stripe Checkout (lib/billing/payments.ts). The grant is written only
+ * from Stripe's signed webhook, in the transaction that moves the row from `pending` to `succeeded`
+ * (lib/billing/stripe-events.ts): a succeeded payment names its one `grant_payment_recharge` row,
+ * and no other payment does (CHECK below, and the ledger's unique index on the grant's source).
+ * Amounts of money are integers in the currency's minor unit, as Stripe counts them.
+ */
+export const payments = pgTable(
+  "payments",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    status: text("status", { enum: paymentStatuses }).notNull().default("pending"),
+    credits: credits("credits").notNull(),
+    amountMinor: bigint("amount_minor", { mode: "number" }).notNull(),
+    currency: text("currency").notNull(),
+    stripeCheckoutSessionId: text("stripe_checkout_session_id"),
+    stripePaymentIntentId: text("stripe_payment_intent_id"),
+    stripeChargeId: text("stripe_charge_id"),
+    /** Stripe's hosted Checkout page while the payment is pending. */
+    checkoutUrl: text("checkout_url"),
+    receiptUrl: text("receipt_url"),
+    ledgerEntryId: text("ledger_entry_id"),
+    /** The user who started the Checkout (null when the row was made from a webhook's metadata). */
+    createdBy: text("created_by"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    succeededAt: tsz("succeeded_at"),
+  },
+  (t) => [
+    uniqueIndex("payments_checkout_session_uq").on(t.stripeCheckoutSessionId),
+    uniqueIndex("payments_payment_intent_uq").on(t.stripePaymentIntentId),
+    index("payments_charge_idx").on(t.stripeChargeId),
+    index("payments_account_created_idx").on(t.accountId, t.createdAt.desc(), t.id.desc()),
+    check("payments_amounts_positive", sql`${t.amountMinor} > 0 AND ${t.credits} > 0`),
+    check("payments_grant_iff_succeeded", sql`(${t.status} = 'succeeded') = (${t.ledgerEntryId} IS NOT NULL)`),
+  ],
+);
+
+/**
+ * Money a payment gave back: a refund or a lost dispute, once per Stripe id. `credits` is what it
+ * takes back (its share of the payment's credits); `credits_recovered` what the ledger's
+ * `consume_payment_refund` rows (source_ref_id = this id) have taken so far. The rest is the
+ * account's debt, which its next purchase settles first (docs/billing.md).
+ */
+export const paymentReversals = pgTable(
+  "payment_reversals",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    paymentId: text("payment_id")
+      .notNull()
+      .references(() => payments.id),
+    kind: text("kind", { enum: reversalKinds }).notNull(),
+    stripeId: text("stripe_id").notNull(),
+    amountMinor: bigint("amount_minor", { mode: "number" }).notNull(),
+    currency: text("currency").notNull(),
+    credits: credits("credits").notNull(),
+    creditsRecovered: credits("credits_recovered").notNull().default("0"),
+    /** The first reversal row (null while nothing could be taken yet). */
+    ledgerEntryId: text("ledger_entry_id"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("payment_reversals_stripe_uq").on(t.stripeId),
+    index("payment_reversals_payment_idx").on(t.paymentId),
+    index("payment_reversals_debt_idx").on(t.accountId, t.createdAt).where(sql`${t.creditsRecovered} < ${t.credits}`),
+    check("payment_reversals_amounts", sql`${t.amountMinor} >= 0 AND ${t.credits} >= 0 AND ${t.creditsRecovered} >= 0 AND ${t.creditsRecovered} <= ${t.credits}`),
+  ],
+);
+
+/**
+ * Every Stripe event the webhook accepted (signature checked), once by its id: a redelivery finds
+ * its row (the insert is in the transaction of the event's effect), counts a replay and does
+ * nothing again. `outcome` says what the event did (granted, duplicate_grant, reversed, refused_…).
+ */
+export const stripeEvents = pgTable(
+  "stripe_events",
+  {
+    eventId: text("event_id").primaryKey(),
+    type: text("type").notNull(),
+    accountId: text("account_id"),
+    paymentId: text("payment_id"),
+    outcome: text("outcome").notNull(),
+    detail: text("detail"),
+    replays: integer("replays").notNull().default(0),
+    receivedAt: tsz("received_at").notNull().defaultNow(),
+    lastReplayedAt: tsz("last_replayed_at"),
+  },
+  (t) => [index("stripe_events_payment_idx").on(t.paymentId)],
+);

@@ -1,0 +1,12 @@
+/**
+ * Payments through Stripe (docs/billing.md, Buying credits): the closed vocabularies the payments
+ * tables, the API's schemas, the CLI and the dashboard share. Imports nothing.
+ */
+
+/** A payment's life: `pending` until Stripe's signed webhook says it was paid (then `succeeded`, with its grant), or its Checkout session expired or its payment failed. */
+export const paymentStatuses = ["pending", "succeeded", "failed", "expired"] as const;
+export type PaymentStatus = (typeof paymentStatuses)[number];
+
+/** What took a payment's money back: a refund (by its `re_…` id) or a dispute the operator lost (`dp_…`). */
+export const reversalKinds = ["refund", "dispute_lost"] as const;
+export type ReversalKind = (typeof reversalKinds)[number];
