@@ -9,6 +9,8 @@ export const eventTypes = {
   budget_threshold: "budget.threshold",
   budget_refusing: "budget.refusing",
   credits_expiring: "credits.expiring",
+  payment_disputed: "payment.disputed",
+  payment_dispute_lost: "payment.dispute_lost",
   webhook_test: "webhook.test",
 } as const satisfies Record<NotificationKind, string>;
 export type WebhookEventType = (typeof eventTypes)[NotificationKind];

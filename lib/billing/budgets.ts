@@ -166,7 +166,7 @@ export async function setBudget(db: Db, input: SetBudgetInput, clock: Clock = sy
        p AS (SELECT budget_period_start($6, $7, $2::timestamptz) AS ps FROM lk),
        opening AS (
          SELECT coalesce(sum(-l.amount_credits), 0) AS spent FROM credits_ledger l, p
-          WHERE l.account_id = $1 AND l.entry_type LIKE 'consume\\_%' AND l.created_at >= p.ps
+          WHERE l.account_id = $1 AND l.entry_type LIKE 'consume\\_%' AND l.entry_type <> 'consume_payment_refund' AND l.created_at >= p.ps
             AND ($4 = 'account' OR ($4 = 'api_key' AND l.api_key_id::text = $5)
                  OR ($4 = 'oauth_client' AND l.ledger_metadata->>'client_id' = $5))
        ), up AS (

@@ -23,10 +23,26 @@ export const grantKind: Record<GrantType, CreditKind> = {
  * ledger insert share a writable CTE, so the balance snapshots come from the locked row. With
  * `expiresAt`, the same statement inserts the grant's lot (`credit_grants`, id = the ledger row's),
  * which consumption draws first within its kind and the sweeper expires (lib/billing/expire-grants.ts).
+ *
+ * Given a transaction, it runs inside it (a savepoint): a payment's grant commits with the payment's
+ * change of status (lib/billing/stripe-events.ts), which names the source (`source`: system, ref
+ * type and id; default the operator's `admin` / `grant`) and adds to the row's `ledger_metadata`.
  */
 export async function grantCredits(
   db: Db,
-  input: { accountId: string; amount: string; type: GrantType; description?: string; sourceRefId?: string; expiresAt?: Date; actor?: Actor },
+  input: {
+    accountId: string;
+    amount: string;
+    type: GrantType;
+    description?: string;
+    sourceRefId?: string;
+    expiresAt?: Date;
+    actor?: Actor;
+    /** The ledger row's id (default a new `led_…`). */
+    id?: string;
+    source?: { system: string; refType: string; refId: string };
+    metadata?: Record<string, unknown>;
+  },
   clock: Clock = systemClock,
 ) {
   if (!isCreditString(input.amount) || toDecimal(input.amount).lte(0)) {
@@ -40,8 +56,9 @@ export async function grantCredits(
   const kind = grantKind[input.type];
   const column = sql.raw(`${kind}_credits`);
   const entryType: LedgerEntryType = `grant_${input.type}`;
-  const id = newId("led");
-  const metadata = expiresAt ? { credit_kind: kind, expires_at: expiresAt.toISOString() } : { credit_kind: kind };
+  const id = input.id ?? newId("led");
+  const metadata = { ...input.metadata, credit_kind: kind, ...(expiresAt ? { expires_at: expiresAt.toISOString() } : {}) };
+  const source = input.source ?? { system: "admin", refType: "grant", refId: input.sourceRefId ?? id };
   const lot = expiresAt
     ? sql`, lot AS (
         INSERT INTO credit_grants (id, account_id, kind, amount_credits, remaining_credits, expires_at)
@@ -57,7 +74,7 @@ export async function grantCredits(
     )${lot}
     INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, source_ref_type,
                                 source_ref_id, balance_before, balance_after, ledger_metadata, description)
-    SELECT ${id}, ${input.accountId}, ${entryType}, ${amount}::numeric, 'admin', 'grant', ${input.sourceRefId ?? id},
+    SELECT ${id}, ${input.accountId}, ${entryType}, ${amount}::numeric, ${source.system}, ${source.refType}, ${source.refId},
            b.total_after - ${amount}::numeric, b.total_after, ${JSON.stringify(metadata)}::jsonb,
            ${input.description ?? entryType.replaceAll("_", " ")}
       FROM b
@@ -75,7 +92,13 @@ export async function grantCredits(
       action: "credits.granted",
       objectType: "ledger_entry",
       objectId: id,
-      after: { amount_credits: toDecimal(input.amount).toFixed(), type: input.type, expires_at: expiresAt?.toISOString() ?? null, balance_after: toDecimal(found[0].balance_after).toFixed() },
+      after: {
+        amount_credits: toDecimal(input.amount).toFixed(),
+        type: input.type,
+        expires_at: expiresAt?.toISOString() ?? null,
+        balance_after: toDecimal(found[0].balance_after).toFixed(),
+        ...(input.source ? { source: input.source.system, source_ref_id: input.source.refId } : {}),
+      },
     });
     return found;
   });

@@ -23,6 +23,8 @@ export const activityActions = [
   "refund.created",
   "credits.granted",
   "credits.expired",
+  "credits.reversed",
+  "payment.started",
   "user.signed_in",
   "user.sign_in_failed",
   "two_factor.enabled",

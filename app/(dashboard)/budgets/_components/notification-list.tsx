@@ -12,7 +12,15 @@ import { formatCredits, formatCreditsUnit, formatDateTime, formatZonedDateTime }
 import type { Locale, Translate } from "@/lib/dashboard/i18n";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 
-const kindTone: Record<NotificationItem["kind"], Tone> = { low_balance: "red", budget_threshold: "amber", budget_refusing: "red", credits_expiring: "amber", webhook_test: "sky" };
+const kindTone: Record<NotificationItem["kind"], Tone> = {
+  low_balance: "red",
+  budget_threshold: "amber",
+  budget_refusing: "red",
+  credits_expiring: "amber",
+  payment_disputed: "amber",
+  payment_dispute_lost: "red",
+  webhook_test: "sky",
+};
 
 const isId = (key: string) => key === "id" || key.endsWith("_id");
 const scalar = (v: unknown): v is string | number | boolean => v !== null && v !== undefined && typeof v !== "object";

@@ -1,0 +1,394 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/types";
+import { rows } from "../db/row-sql";
+import { DomainError, invalidInput } from "../errors";
+import { newId } from "../ids";
+import { logger } from "../log";
+import { systemClock, type Clock } from "../clock";
+import { credits as toDecimal, creditsToSql, isCreditString } from "../money";
+import type { Actor } from "../accounts/activity";
+import { notify } from "../alerts/notify-sql";
+import type { ReversalKind } from "../vocab/payments";
+import { grantCredits } from "./grant-credits";
+import { paymentConfigOrThrow, type PaymentConfig } from "./payment-config";
+import { METADATA } from "./payments";
+import { lockBalance, reversePayment, settleDebts } from "./payment-reversals";
+import { Stripe, stripeClient, stripeFailure } from "./stripe-client";
+
+/**
+ * Stripe's webhook (docs/billing.md, Buying credits): the only writer of payment grants and
+ * reversals. An event is accepted once its signature checks against STRIPE_WEBHOOK_SECRET (the
+ * SDK's `constructEvent`, 300 s tolerance); each event id is recorded in `stripe_events` in the
+ * transaction of its effect, so a redelivery does nothing again, and the effect itself is
+ * idempotent on the payment (its status moves to `succeeded` once, by a conditional UPDATE, in the
+ * transaction that writes the grant) or on the refund's or dispute's id (unique).
+ */
+
+const STRIPE: Actor = { type: "system", label: "Stripe" };
+
+export interface WebhookResult {
+  event_id: string;
+  type: string;
+  /** What the event did: granted, duplicate_grant, expired, failed, awaiting_payment, reversed, duplicate_reversal, dispute_opened, refused_…, ignored_…. */
+  outcome: string;
+  /** The event id was seen before: nothing was done again. */
+  duplicate: boolean;
+  payment_id: string | null;
+  ledger_entry_id: string | null;
+}
+
+interface Effect {
+  outcome: string;
+  accountId?: string | null;
+  paymentId?: string | null;
+  ledgerEntryId?: string | null;
+  detail?: string;
+}
+
+/** Verifies a delivery's signature and applies its event. Refused deliveries throw invalid_input (400) and are logged. */
+export async function receiveStripeWebhook(db: Db, input: { payload: Uint8Array; signature: string | undefined }, clock: Clock = systemClock): Promise<WebhookResult> {
+  const config = paymentConfigOrThrow();
+  if (!input.signature) return refuse("no Stripe-Signature header");
+  let event: Stripe.Event;
+  try {
+    event = stripeClient(config).webhooks.constructEvent(Buffer.from(input.payload), input.signature, config.webhookSecret, undefined, undefined, clock.now().getTime());
+  } catch (err) {
+    return refuse(err instanceof Stripe.errors.StripeSignatureVerificationError ? err.message : `the body is not a Stripe event (${(err as Error).message})`);
+  }
+  return applyStripeEvent(db, event, config);
+}
+
+function refuse(reason: string): never {
+  logger.warn({ reason }, "stripe webhook refused");
+  throw invalidInput(`Stripe webhook refused: ${reason}`);
+}
+
+/** Applies one verified event, once by its id. */
+export async function applyStripeEvent(db: Db, event: Stripe.Event, config: PaymentConfig = paymentConfigOrThrow()): Promise<WebhookResult> {
+  if (await seen(db, event.id)) return replayed(db, event);
+  const prepared = await prepare(db, event, config);
+  const effect = await db.transaction(async (t) => {
+    const tx = t as unknown as Db;
+    const claimed = rows(await tx.execute(sql`INSERT INTO stripe_events (event_id, type, outcome) VALUES (${event.id}, ${event.type}, 'processing') ON CONFLICT (event_id) DO NOTHING RETURNING event_id`));
+    // Another delivery of this event got here first and has committed (this insert waited for it).
+    if (claimed.length === 0) return null;
+    const done = await apply(tx, event, prepared);
+    await tx.execute(sql`
+      UPDATE stripe_events SET outcome = ${done.outcome}, detail = ${done.detail ?? null}, account_id = ${done.accountId ?? null}, payment_id = ${done.paymentId ?? null}
+       WHERE event_id = ${event.id}`);
+    return done;
+  });
+  if (!effect) return replayed(db, event);
+  const log = { event_id: event.id, type: event.type, outcome: effect.outcome, payment_id: effect.paymentId ?? null, account_id: effect.accountId ?? null, detail: effect.detail };
+  if (effect.outcome.startsWith("refused_")) logger.warn(log, "stripe event refused");
+  else if (effect.outcome.startsWith("dispute_")) logger.warn(log, "stripe dispute: the account's owner was notified");
+  else logger.info(log, "stripe event applied");
+  if ((effect.outcome === "granted" || effect.outcome === "duplicate_grant") && effect.paymentId) await fetchReceipt(db, config, effect.paymentId);
+  return { event_id: event.id, type: event.type, outcome: effect.outcome, duplicate: false, payment_id: effect.paymentId ?? null, ledger_entry_id: effect.ledgerEntryId ?? null };
+}
+
+async function seen(db: Db, eventId: string): Promise<boolean> {
+  return rows(await db.execute(sql`SELECT 1 FROM stripe_events WHERE event_id = ${eventId}`)).length > 0;
+}
+
+/** A redelivery: counted, logged, and answered with what the first delivery did. */
+async function replayed(db: Db, event: Stripe.Event): Promise<WebhookResult> {
+  const row = rows<{ outcome: string; payment_id: string | null; replays: number }>(
+    await db.execute(sql`
+      UPDATE stripe_events SET replays = replays + 1, last_replayed_at = now() WHERE event_id = ${event.id}
+      RETURNING outcome, payment_id, replays`),
+  )[0];
+  logger.info({ event_id: event.id, type: event.type, outcome: row?.outcome, replays: row?.replays }, "stripe event replayed: nothing done again");
+  return { event_id: event.id, type: event.type, outcome: row?.outcome ?? "processing", duplicate: true, payment_id: row?.payment_id ?? null, ledger_entry_id: null };
+}
+
+const idOf = (value: string | { id: string } | null | undefined): string | null => (typeof value === "string" ? value : (value?.id ?? null));
+
+/** Our ids in a Checkout session's or payment intent's metadata; none: not a Tollgate payment. */
+function ours(metadata: Stripe.Metadata | null | undefined): { paymentId: string; accountId: string; credits: string } | undefined {
+  const paymentId = metadata?.[METADATA.paymentId];
+  if (!paymentId) return undefined;
+  return { paymentId, accountId: metadata?.[METADATA.accountId] ?? "", credits: metadata?.[METADATA.credits] ?? "" };
+}
+
+interface Prepared {
+  /** The payment a refund or dispute takes money from. */
+  payment?: { id: string; account_id: string };
+  /** charge.refunded: the charge's refunds, listed from Stripe. */
+  refunds?: Stripe.Refund[];
+}
+
+/**
+ * What an event needs from Stripe or the database before its transaction (no request to Stripe is
+ * made while a transaction holds locks): the payment a refund or dispute belongs to, the refunds of a
+ * refunded charge. A refund or dispute of a Tollgate payment not granted yet is a conflict (409):
+ * Stripe delivers it again later, after the payment's own event.
+ */
+async function prepare(db: Db, event: Stripe.Event, config: PaymentConfig): Promise<Prepared> {
+  switch (event.type) {
+    case "refund.created":
+    case "refund.updated": {
+      const refund = event.data.object;
+      if (refund.status !== "succeeded") return {};
+      return { payment: await paymentOf(db, config, idOf(refund.payment_intent), idOf(refund.charge)) };
+    }
+    case "charge.refunded": {
+      const charge = event.data.object;
+      const payment = await paymentOf(db, config, idOf(charge.payment_intent), charge.id);
+      if (!payment) return {};
+      try {
+        const listed = await stripeClient(config).refunds.list({ charge: charge.id, limit: 100 });
+        return { payment, refunds: listed.data };
+      } catch (err) {
+        throw stripeFailure(err, `listing the refunds of ${charge.id}`, config, "the event is answered with an error so that Stripe delivers it again");
+      }
+    }
+    case "charge.dispute.created":
+    case "charge.dispute.closed": {
+      const dispute = event.data.object;
+      return { payment: await paymentOf(db, config, idOf(dispute.payment_intent), idOf(dispute.charge)) };
+    }
+    default:
+      return {};
+  }
+}
+
+/** The succeeded payment behind a payment intent or charge; undefined when it is not a Tollgate payment. */
+async function paymentOf(db: Db, config: PaymentConfig, paymentIntentId: string | null, chargeId: string | null): Promise<{ id: string; account_id: string } | undefined> {
+  const found = rows<{ id: string; account_id: string; status: string }>(
+    await db.execute(sql`
+      SELECT id, account_id, status FROM payments
+       WHERE (${paymentIntentId}::text IS NOT NULL AND stripe_payment_intent_id = ${paymentIntentId}) OR (${chargeId}::text IS NOT NULL AND stripe_charge_id = ${chargeId})
+       LIMIT 1`),
+  )[0];
+  if (found?.status === "succeeded") return found;
+  if (found) throw new DomainError("conflict", `Payment ${found.id} has not been granted yet (${found.status}): deliver this event again later`);
+  if (!paymentIntentId) return undefined;
+  let intent: Stripe.PaymentIntent;
+  try {
+    intent = await stripeClient(config).paymentIntents.retrieve(paymentIntentId);
+  } catch (err) {
+    throw stripeFailure(err, `reading payment intent ${paymentIntentId}`, config, "the event is answered with an error so that Stripe delivers it again");
+  }
+  const meta = ours(intent.metadata);
+  if (!meta) return undefined;
+  throw new DomainError("conflict", `Payment ${meta.paymentId} has not been granted yet: deliver this event again later`);
+}
+
+async function apply(tx: Db, event: Stripe.Event, prepared: Prepared): Promise<Effect> {
+  switch (event.type) {
+    case "checkout.session.completed":
+    case "checkout.session.async_payment_succeeded": {
+      const session = event.data.object;
+      const meta = ours(session.metadata);
+      if (!meta) return { outcome: "ignored_not_tollgate" };
+      const paid = { ...meta, amountMinor: session.amount_total ?? 0, currency: session.currency ?? "", sessionId: session.id, paymentIntentId: idOf(session.payment_intent), chargeId: null };
+      if (session.payment_status !== "paid") return recordPending(tx, paid);
+      return grantPayment(tx, paid);
+    }
+    case "payment_intent.succeeded": {
+      const intent = event.data.object;
+      const meta = ours(intent.metadata);
+      if (!meta) return { outcome: "ignored_not_tollgate" };
+      return grantPayment(tx, { ...meta, amountMinor: intent.amount_received, currency: intent.currency, sessionId: null, paymentIntentId: intent.id, chargeId: idOf(intent.latest_charge) });
+    }
+    case "checkout.session.expired":
+    case "checkout.session.async_payment_failed": {
+      const session = event.data.object;
+      const meta = ours(session.metadata);
+      if (!meta) return { outcome: "ignored_not_tollgate" };
+      const status = event.type === "checkout.session.expired" ? "expired" : "failed";
+      return endPayment(tx, { ...meta, amountMinor: session.amount_total ?? 0, currency: session.currency ?? "", sessionId: session.id, paymentIntentId: idOf(session.payment_intent), chargeId: null }, status);
+    }
+    case "refund.created":
+    case "refund.updated": {
+      const refund = event.data.object;
+      if (refund.status !== "succeeded") return { outcome: `refund_${refund.status ?? "unknown"}`, detail: `refund ${refund.id}: reversed once it has succeeded` };
+      if (!prepared.payment) return { outcome: "ignored_not_tollgate" };
+      return reverse(tx, prepared.payment, { kind: "refund", stripeId: refund.id, amountMinor: refund.amount, currency: refund.currency });
+    }
+    case "charge.refunded": {
+      if (!prepared.payment || !prepared.refunds) return { outcome: "ignored_not_tollgate" };
+      const effects: Effect[] = [];
+      for (const refund of prepared.refunds.filter((r) => r.status === "succeeded")) {
+        effects.push(await reverse(tx, prepared.payment, { kind: "refund", stripeId: refund.id, amountMinor: refund.amount, currency: refund.currency }));
+      }
+      const created = effects.filter((e) => e.outcome === "reversed");
+      return {
+        outcome: created.length > 0 ? "reversed" : "duplicate_reversal",
+        accountId: prepared.payment.account_id,
+        paymentId: prepared.payment.id,
+        ledgerEntryId: created[0]?.ledgerEntryId ?? null,
+        detail: effects.map((e) => e.detail).join("; "),
+      };
+    }
+    case "charge.dispute.created": {
+      const dispute = event.data.object;
+      if (!prepared.payment) return { outcome: "ignored_not_tollgate" };
+      const payload = { payment_id: prepared.payment.id, dispute_id: dispute.id, amount_minor: dispute.amount, currency: dispute.currency, reason: dispute.reason, status: dispute.status };
+      await notify(tx, { accountId: prepared.payment.account_id, kind: "payment_disputed", claimKey: `payment_disputed:${dispute.id}`, payload });
+      return { outcome: "dispute_opened", accountId: prepared.payment.account_id, paymentId: prepared.payment.id, detail: `dispute ${dispute.id} (${dispute.reason}): nothing is taken back unless it is lost` };
+    }
+    case "charge.dispute.closed": {
+      const dispute = event.data.object;
+      if (!prepared.payment) return { outcome: "ignored_not_tollgate" };
+      if (dispute.status !== "lost") return { outcome: `dispute_${dispute.status}`, accountId: prepared.payment.account_id, paymentId: prepared.payment.id, detail: `dispute ${dispute.id} closed ${dispute.status}` };
+      const effect = await reverse(tx, prepared.payment, { kind: "dispute_lost", stripeId: dispute.id, amountMinor: dispute.amount, currency: dispute.currency });
+      const payload = { payment_id: prepared.payment.id, dispute_id: dispute.id, amount_minor: dispute.amount, currency: dispute.currency, reason: dispute.reason, ...effect.figures };
+      await notify(tx, { accountId: prepared.payment.account_id, kind: "payment_dispute_lost", claimKey: `payment_dispute_lost:${dispute.id}`, payload });
+      return { ...effect, outcome: effect.outcome === "reversed" ? "dispute_lost_reversed" : effect.outcome };
+    }
+    default:
+      return { outcome: "ignored_type" };
+  }
+}
+
+interface PaidInput {
+  paymentId: string;
+  accountId: string;
+  credits: string;
+  amountMinor: number;
+  currency: string;
+  sessionId: string | null;
+  paymentIntentId: string | null;
+  chargeId: string | null;
+}
+
+interface Known {
+  status: string;
+  credits: string;
+  amountMinor: number;
+  currency: string;
+}
+
+/**
+ * The payment the event is about, checked against its metadata, with the account's balance row
+ * locked; or the refusal. A payment Tollgate has no row of (the Checkout request ended after
+ * Stripe answered) is made from the metadata — when the account exists here.
+ */
+async function claimPayment(tx: Db, p: PaidInput, status: "pending" | "expired" | "failed"): Promise<{ known: Known } | { refused: Effect }> {
+  const refused = (outcome: string, detail: string) => ({ refused: { outcome, accountId: null, paymentId: p.paymentId, detail } });
+  const row = rows<{ account_id: string; status: string; credits: string; amount_minor: string | number; currency: string }>(
+    await tx.execute(sql`SELECT account_id, status, credits::text AS credits, amount_minor, currency FROM payments WHERE id = ${p.paymentId}`),
+  )[0];
+  if (row && row.account_id !== p.accountId) return refused("refused_foreign_account", `the metadata names account ${p.accountId}, the payment belongs to another`);
+  if (!row && !(isCreditString(p.credits) && toDecimal(p.credits).gt(0) && p.amountMinor > 0 && p.currency)) return refused("refused_bad_metadata", `credits "${p.credits}", amount ${p.amountMinor} ${p.currency}`);
+  if (!(await lockBalance(tx, p.accountId))) return refused("refused_unknown_account", `account ${p.accountId} does not exist here`);
+  if (row && (Number(row.amount_minor) !== p.amountMinor || row.currency !== p.currency)) {
+    logger.error({ payment_id: p.paymentId, expected: `${row.amount_minor} ${row.currency}`, paid: `${p.amountMinor} ${p.currency}` }, "stripe payment amount differs from the payment's");
+    return { refused: { outcome: "refused_amount_mismatch", accountId: p.accountId, paymentId: p.paymentId, detail: `paid ${p.amountMinor} ${p.currency}, the payment is ${row.amount_minor} ${row.currency}` } };
+  }
+  if (!row) {
+    await tx.execute(sql`
+      INSERT INTO payments (id, account_id, status, credits, amount_minor, currency, stripe_checkout_session_id, stripe_payment_intent_id, stripe_charge_id)
+      VALUES (${p.paymentId}, ${p.accountId}, ${status}, ${creditsToSql(p.credits)}::numeric, ${p.amountMinor}, ${p.currency}, ${p.sessionId}, ${p.paymentIntentId}, ${p.chargeId})
+      ON CONFLICT (id) DO NOTHING`);
+    return { known: { status, credits: creditsToSql(p.credits), amountMinor: p.amountMinor, currency: p.currency } };
+  }
+  return { known: { status: row.status, credits: row.credits, amountMinor: Number(row.amount_minor), currency: row.currency } };
+}
+
+/** Stripe's ids the row does not have yet (a session completed after its payment intent's event, say). */
+async function noteStripeIds(tx: Db, p: PaidInput) {
+  await tx.execute(sql`
+    UPDATE payments SET stripe_checkout_session_id = coalesce(stripe_checkout_session_id, ${p.sessionId}),
+                        stripe_payment_intent_id = coalesce(stripe_payment_intent_id, ${p.paymentIntentId}),
+                        stripe_charge_id = coalesce(stripe_charge_id, ${p.chargeId}), updated_at = now()
+     WHERE id = ${p.paymentId}`);
+}
+
+/**
+ * The grant, once per payment: the conditional UPDATE moves the payment to `succeeded` only from
+ * another status; under concurrent deliveries the others wait for its row lock, re-read it
+ * succeeded and grant nothing. The grant's ledger row (its source the payment's id, unique for
+ * Stripe grants) and the account's debts settled from it commit with that UPDATE.
+ */
+async function grantPayment(tx: Db, p: PaidInput): Promise<Effect> {
+  const claimed = await claimPayment(tx, p, "pending");
+  if ("refused" in claimed) return claimed.refused;
+  const ledgerId = newId("led");
+  const won = rows<{ credits: string; amount_minor: string | number; currency: string }>(
+    await tx.execute(sql`
+      UPDATE payments SET status = 'succeeded', ledger_entry_id = ${ledgerId}, succeeded_at = now(), updated_at = now(), checkout_url = NULL,
+                          stripe_checkout_session_id = coalesce(stripe_checkout_session_id, ${p.sessionId}),
+                          stripe_payment_intent_id = coalesce(stripe_payment_intent_id, ${p.paymentIntentId}),
+                          stripe_charge_id = coalesce(stripe_charge_id, ${p.chargeId})
+       WHERE id = ${p.paymentId} AND account_id = ${p.accountId} AND status <> 'succeeded'
+      RETURNING credits::text AS credits, amount_minor, currency`),
+  )[0];
+  if (!won) {
+    await noteStripeIds(tx, p);
+    return { outcome: "duplicate_grant", accountId: p.accountId, paymentId: p.paymentId, detail: "the payment was granted before" };
+  }
+  const amountMinor = Number(won.amount_minor);
+  await grantCredits(tx, {
+    id: ledgerId,
+    accountId: p.accountId,
+    amount: won.credits,
+    type: "payment_recharge",
+    description: `Purchase ${p.paymentId} through Stripe (${amountMinor} ${won.currency.toUpperCase()} minor units)`,
+    source: { system: "stripe", refType: "payment", refId: p.paymentId },
+    metadata: { payment_id: p.paymentId, payment_intent: p.paymentIntentId, checkout_session: p.sessionId, amount_minor: amountMinor, currency: won.currency },
+    actor: STRIPE,
+  });
+  const settled = await settleDebts(tx, p.accountId, p.paymentId);
+  const detail = settled.length > 0 ? `granted ${won.credits}; settled debts: ${settled.map((s) => `${s.credits} for ${s.reversal_id}`).join(", ")}` : `granted ${won.credits}`;
+  return { outcome: "granted", accountId: p.accountId, paymentId: p.paymentId, ledgerEntryId: ledgerId, detail };
+}
+
+/** A completed session whose payment is still on its way (delayed methods): the payment stays pending. */
+async function recordPending(tx: Db, p: PaidInput): Promise<Effect> {
+  const claimed = await claimPayment(tx, p, "pending");
+  if ("refused" in claimed) return claimed.refused;
+  await noteStripeIds(tx, p);
+  return { outcome: "awaiting_payment", accountId: p.accountId, paymentId: p.paymentId };
+}
+
+/** An expired session or a failed delayed payment: a pending payment ends so (a succeeded one is kept). */
+async function endPayment(tx: Db, p: PaidInput, status: "expired" | "failed"): Promise<Effect> {
+  const claimed = await claimPayment(tx, p, status);
+  if ("refused" in claimed) return claimed.refused;
+  const ended = rows(
+    await tx.execute(sql`
+      UPDATE payments SET status = ${status}, checkout_url = NULL, updated_at = now()
+       WHERE id = ${p.paymentId} AND status = 'pending' RETURNING id`),
+  );
+  const now = claimed.known.status === status || ended.length > 0;
+  return { outcome: now ? status : `ignored_${claimed.known.status}`, accountId: p.accountId, paymentId: p.paymentId };
+}
+
+interface ReversalEffect extends Effect {
+  figures: { credits_reversed: string; credits_recovered: string; debt_credits: string };
+}
+
+async function reverse(tx: Db, payment: { id: string; account_id: string }, r: { kind: ReversalKind; stripeId: string; amountMinor: number; currency: string }): Promise<ReversalEffect> {
+  await lockBalance(tx, payment.account_id);
+  const done = await reversePayment(tx, { accountId: payment.account_id, paymentId: payment.id, kind: r.kind, stripeId: r.stripeId, amountMinor: r.amountMinor, currency: r.currency });
+  const ledger = rows<{ ledger_entry_id: string | null }>(await tx.execute(sql`SELECT ledger_entry_id FROM payment_reversals WHERE id = ${done.reversal_id}`))[0];
+  return {
+    outcome: done.created ? "reversed" : "duplicate_reversal",
+    accountId: payment.account_id,
+    paymentId: payment.id,
+    ledgerEntryId: ledger?.ledger_entry_id ?? null,
+    detail: `${r.stripeId}: ${done.credits} credits, ${done.credits_recovered} taken, debt ${done.debt_credits}`,
+    figures: { credits_reversed: done.credits, credits_recovered: done.credits_recovered, debt_credits: done.debt_credits },
+  };
+}
+
+/** Stripe's receipt and the charge's id, once the payment is granted; a failure leaves them for the next event and is only logged. */
+async function fetchReceipt(db: Db, config: PaymentConfig, paymentId: string): Promise<void> {
+  const row = rows<{ stripe_payment_intent_id: string | null; receipt_url: string | null }>(
+    await db.execute(sql`SELECT stripe_payment_intent_id, receipt_url FROM payments WHERE id = ${paymentId}`),
+  )[0];
+  if (!row?.stripe_payment_intent_id || row.receipt_url) return;
+  try {
+    const intent = await stripeClient(config).paymentIntents.retrieve(row.stripe_payment_intent_id, { expand: ["latest_charge"] }, { maxNetworkRetries: 0 });
+    const charge = typeof intent.latest_charge === "object" ? intent.latest_charge : null;
+    await db.execute(sql`
+      UPDATE payments SET receipt_url = coalesce(receipt_url, ${charge?.receipt_url ?? null}),
+                          stripe_charge_id = coalesce(stripe_charge_id, ${charge?.id ?? idOf(intent.latest_charge)}), updated_at = now()
+       WHERE id = ${paymentId}`);
+  } catch (err) {
+    logger.warn({ payment_id: paymentId, err: stripeFailure(err, `reading the receipt of ${paymentId}`, config).message }, "stripe receipt not read");
+  }
+}
