@@ -119,6 +119,13 @@ export const OPERATION_ACCESS = {
   getAccountSecurity: { ...manage, beforeTwoFactor: true },
   setAccountSecurity: ownerManages("require two-factor sign-in"),
 
+  // Buying credits through Stripe (docs/billing.md): members and support read, owners buy; Stripe's signed webhook grants.
+  getBillingConfig: ledger,
+  listPayments: ledger,
+  getPayment: ledger,
+  startCheckout: ownerManages("buy credits"),
+  receiveStripeWebhook: { kind: "public", why: "Stripe signs each event (Stripe-Signature, checked with STRIPE_WEBHOOK_SECRET)" },
+
   // OAuth 2.0
   authorize: { kind: "public", why: "a browser is sent on to the consent page" },
   authorizeDevice: { kind: "oauth_client", basic: "optional" },

@@ -80,6 +80,11 @@ import { registerTwoFactorConfirm } from "./routes/two-factor-confirm";
 import { registerTwoFactorDisable } from "./routes/two-factor-disable";
 import { registerTwoFactorReset } from "./routes/two-factor-reset";
 import { registerTwoFactorRequirement } from "./routes/two-factor-requirement";
+import { registerBillingConfig } from "./routes/billing-config";
+import { registerBillingCheckout } from "./routes/billing-checkout";
+import { registerBillingPaymentsList } from "./routes/billing-payments-list";
+import { registerBillingPaymentsGet } from "./routes/billing-payments-get";
+import { registerStripeWebhook } from "./routes/stripe-webhook";
 
 /** Every operation of the public API, in one list: the OpenAPI description is generated from it. */
 const operations: ((app: ApiApp) => void)[] = [
@@ -153,6 +158,11 @@ const operations: ((app: ApiApp) => void)[] = [
   registerTwoFactorDisable,
   registerTwoFactorReset,
   registerTwoFactorRequirement,
+  registerBillingConfig,
+  registerBillingCheckout,
+  registerBillingPaymentsList,
+  registerBillingPaymentsGet,
+  registerStripeWebhook,
   registerMcp,
 ];
 

@@ -125,7 +125,7 @@ const checks: Check[] = [
     query: (account) => sql`
       SELECT l.account_id, l.id, l.execution_id, count(e.id) AS events
         FROM credits_ledger l LEFT JOIN usage_events e ON e.credits_ledger_entry_id = l.id
-       WHERE ${account("l")} AND l.entry_type LIKE 'consume\\_%'
+       WHERE ${account("l")} AND l.entry_type LIKE 'consume\\_%' AND l.entry_type <> 'consume_payment_refund'
        GROUP BY l.account_id, l.id, l.execution_id HAVING count(e.id) <> 1`,
     message: (r) => `consume row ${r.id} (execution ${r.execution_id}) is linked by ${r.events} usage events`,
   },

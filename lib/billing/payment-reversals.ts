@@ -106,7 +106,7 @@ export async function settleDebts(tx: Db, accountId: string, settledBy?: string)
   let available = await takeable(tx, accountId);
   for (const r of owing) {
     if (available.lte(0)) break;
-    const take = CreditMin(toDecimal(r.outstanding), available);
+    const take = minOf(toDecimal(r.outstanding), available);
     const amount = creditsToSql(take);
     const ledgerId = newId("led");
     const metadata = {
@@ -143,7 +143,7 @@ export async function settleDebts(tx: Db, accountId: string, settledBy?: string)
   return written;
 }
 
-const CreditMin = (a: CreditAmount, b: CreditAmount) => (a.lte(b) ? a : b);
+const minOf = (a: CreditAmount, b: CreditAmount) => (a.lte(b) ? a : b);
 
 /**
  * What a reversal may take now: the paid credits outside live expiring lots, and no more than keeps

@@ -27,6 +27,7 @@ import { list, oneOf, optStr, str, UsageError, type CommandContext, type Command
 import { importOpenApiCommand } from "./openapi-import-command";
 import { spendCommands } from "./spend-commands";
 import { teamCommands } from "./team-commands";
+import { paymentCommands } from "./payment-commands";
 
 export { UsageError, type CommandContext } from "./command-kit";
 
@@ -207,8 +208,8 @@ const coreCommands: Record<string, CommandSpec> = {
   },
 };
 
-/** Every command: the core ones above, spend controls (lib/cli/spend-commands.ts) and members (lib/cli/team-commands.ts). */
-const commands: Record<string, CommandSpec> = { ...coreCommands, ...spendCommands, ...teamCommands };
+/** Every command: the core ones above, spend controls (lib/cli/spend-commands.ts), members (lib/cli/team-commands.ts) and payments (lib/cli/payment-commands.ts). */
+const commands: Record<string, CommandSpec> = { ...coreCommands, ...spendCommands, ...teamCommands, ...paymentCommands };
 
 function readPublicKey(file: string) {
   let pem: string;

@@ -1,5 +1,5 @@
 import * as oauth from "oauth4webapi";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { generate } from "otplib";
 import { createTestDatabase } from "../testing/database";
@@ -23,6 +23,7 @@ import { issueAccessToken } from "../auth/jwt";
 import { apiAudience } from "../auth/issuer";
 import { ACCESS_TOKEN_TYPE } from "../oauth/token-exchange";
 import { tools } from "../db/schema";
+import { configurePayments, startFakeStripe, type FakeStripe } from "../testing/fake-stripe";
 
 /**
  * OWASP API1 (broken object level authorisation): for every operation of the published OpenAPI
@@ -92,9 +93,19 @@ const B = {} as {
   callBody: Record<string, unknown>;
   oauthAccessToken: string;
   oauthRefreshToken: string;
+  /** B's purchase of credits (pending: started through the API against Stripe's stand-in). */
+  paymentId: string;
 };
 /** A's own truncated result: a valid signature, for another execution id. */
 let aResultUrl: URL;
+/** Stripe's stand-in: payments are on in this file. */
+let fakeStripe: FakeStripe | undefined;
+let restorePayments: (() => void) | undefined;
+
+afterAll(async () => {
+  restorePayments?.();
+  await fakeStripe?.close();
+});
 
 interface Answer {
   status: number;
@@ -675,6 +686,29 @@ const TABLE: Record<string, Row> = {
       expect(await log()).toEqual(before);
     },
   },
+  "GET /auth/billing/payments": {
+    ids: ["query:account_id"],
+    answer: "the caller's own payments only; 403 for account_id; support lists B's payment",
+    check: async () => {
+      const own = await get("/auth/billing/payments", a.accessToken);
+      expect(own.status).toBe(200);
+      expect(own.text).not.toContain(B.paymentId);
+      noLeak(own);
+      await refusesAccountId("/auth/billing/payments");
+      const bySupport = await get(`/auth/billing/payments?account_id=${b.accountId}`, support.accessToken);
+      expect(bySupport.body.data.items.map((p: { payment_id: string }) => p.payment_id)).toEqual([B.paymentId]);
+    },
+  },
+  "GET /auth/billing/payments/{payment_id}": {
+    ids: ["path:payment_id", "query:account_id"],
+    answer: "404; 403 for account_id; support reads B's payment",
+    check: async () => {
+      notFound(await get(`/auth/billing/payments/${q(B.paymentId)}`, a.accessToken));
+      await refusesAccountId(`/auth/billing/payments/${q(B.paymentId)}`);
+      const bySupport = await get(`/auth/billing/payments/${q(B.paymentId)}`, support.accessToken);
+      expect(bySupport.body.data).toMatchObject({ payment_id: B.paymentId, account_id: b.accountId, status: "pending" });
+    },
+  },
   "GET /auth/lookup": {
     ids: ["query:account_id", "query:id"],
     answer: "404 for each kind of B's ids (execution, search, usage event, ledger entry, session); 403 for account_id; support resolves B's execution",
@@ -737,6 +771,11 @@ beforeAll(async () => {
   const delegated = await api("POST", "/tools/execute", delegation.access_token, { tool_id: LOAN, parameters: LOAN_PARAMS });
   expect(delegated.status).toBe(200);
   expect(delegated.body.success).toBe(true);
+  fakeStripe = await startFakeStripe();
+  restorePayments = configurePayments(fakeStripe);
+  const bought = await api("POST", "/auth/billing/checkout", b.accessToken, { pack: 100 });
+  expect(bought.status).toBe(201);
+  B.paymentId = bought.body.data.payment_id;
   const statements = await get("/auth/credits/statements", b.accessToken);
   expect(statements.status).toBe(200);
   B.statementMonth = statements.body.data.items[0].month;

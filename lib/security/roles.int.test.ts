@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, eq, sql } from "drizzle-orm";
 import { generate } from "otplib";
 import { createTestDatabase } from "../testing/database";
@@ -15,6 +15,7 @@ import { inviteMember } from "../accounts/members";
 import { confirmEnrolment, disableTwoFactor, setRequireTwoFactor, startEnrolment } from "../accounts/two-factor";
 import { sendTestEvent } from "../webhooks/test-event";
 import type { Database } from "../db/types";
+import { configurePayments, startFakeStripe, type FakeStripe } from "../testing/fake-stripe";
 
 /**
  * Roles on the API. Owner and member hold the same rights over their own account, except what
@@ -37,11 +38,26 @@ let memberId: string;
 let other: Seeded;
 let support: Seeded;
 /** The owner's account's Call and its audit rows. */
-const own = {} as { executionId: string; usageEventId: string; ledgerEntryId: string; statementMonth: string };
+const own = {} as { executionId: string; usageEventId: string; ledgerEntryId: string; statementMonth: string; paymentId: string };
 /** The other account's Call and its audit rows, which support reads. */
-const theirs = {} as { executionId: string; usageEventId: string; ledgerEntryId: string; statementMonth: string };
+const theirs = {} as { executionId: string; usageEventId: string; ledgerEntryId: string; statementMonth: string; paymentId: string };
+/** Stripe's stand-in: payments are on in this file (lib/testing/fake-stripe.ts). */
+let fakeStripe: FakeStripe | undefined;
+let restorePayments: (() => void) | undefined;
+
+afterAll(async () => {
+  restorePayments?.();
+  await fakeStripe?.close();
+});
 
 const api = (method: string, path: string, token: string, body?: unknown) => callApi(server.url, method, path, token, body);
+
+/** A pending payment of the account, started by its owner through the API. */
+async function startedPayment(seeded: Seeded): Promise<string> {
+  const started = await api("POST", "/auth/billing/checkout", seeded.accessToken, { pack: 100 });
+  expect(started.status).toBe(201);
+  return started.body.data.payment_id;
+}
 
 async function chargedCall(seeded: Seeded) {
   const call = await api("POST", "/tools/execute", seeded.apiKey, { tool_id: COMPOUND, parameters: COMPOUND_PARAMS });
@@ -208,6 +224,11 @@ const OWN_ACCOUNT: Record<string, { status: number; /** What a member gets where
   // Refunds are support's: owner and member read their Call's refunds but cannot refund it.
   "GET /auth/executions/{execution_id}/refunds": { status: 200, send: (t) => api("GET", `/auth/executions/${own.executionId}/refunds`, t) },
   "POST /auth/executions/{execution_id}/refunds": { status: 403, send: (t) => api("POST", `/auth/executions/${own.executionId}/refunds`, t, { reason: "mine" }) },
+  // Buying credits: every member reads the account's payments; owners alone buy.
+  "GET /auth/billing/config": { status: 200, send: (t) => api("GET", "/auth/billing/config", t) },
+  "GET /auth/billing/payments": { status: 200, send: (t) => api("GET", "/auth/billing/payments", t) },
+  "GET /auth/billing/payments/{payment_id}": { status: 200, send: (t) => api("GET", `/auth/billing/payments/${own.paymentId}`, t) },
+  "POST /auth/billing/checkout": { status: 201, member: 403, send: (t) => api("POST", "/auth/billing/checkout", t, { pack: 100 }) },
   // MCP: a user's access token opens a session (its `call` tool refuses it, as REST's Call does).
   "POST /mcp": { status: 200, send: (t) => mcp("POST", t, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "roles", version: "1" } } }) },
   "GET /mcp": { status: 405, send: (t) => mcp("GET", t) },
@@ -237,7 +258,8 @@ function accountIdRead(op: string, accountId: string): string {
     .split(" ")[1]
     .replace("{event_id}", theirs.usageEventId)
     .replace("{entry_id}", theirs.ledgerEntryId)
-    .replace("{month}", theirs.statementMonth);
+    .replace("{month}", theirs.statementMonth)
+    .replace("{payment_id}", theirs.paymentId);
   const required: Record<string, string> = {
     "GET /auth/lookup": `id=${theirs.executionId}&`,
     "GET /auth/usage/breakdown": "group_by=tool&",
@@ -259,6 +281,10 @@ beforeAll(async () => {
   support = await seedAccount(database.db, { role: "support" });
   Object.assign(own, await chargedCall(owner));
   Object.assign(theirs, await chargedCall(other));
+  fakeStripe = await startFakeStripe();
+  restorePayments = configurePayments(fakeStripe);
+  own.paymentId = await startedPayment(owner);
+  theirs.paymentId = await startedPayment(other);
 });
 
 describe("owner and member", () => {

@@ -1,0 +1,92 @@
+import { z } from "@hono/zod-openapi";
+import { paymentStatuses, reversalKinds } from "../../vocab/payments";
+import { accountId } from "../../audit/query-schemas";
+
+export const BILLING_EXTENSION =
+  "Extension (not in the published contract): buying credits through Stripe Checkout. The grant is written only from Stripe's signed webhook, once per payment (docs/billing.md, Buying credits). While payments are not configured (STRIPE_SECRET_KEY unset) every billing operation but the configuration answers 404 saying so.";
+
+export const PaymentReversalSchema = z
+  .object({
+    reversal_id: z.string(),
+    kind: z.enum(reversalKinds).openapi({ description: "A refund, or a dispute the operator lost" }),
+    stripe_id: z.string().openapi({ description: "Stripe's refund (`re_…`) or dispute (`dp_…`) id" }),
+    amount_minor: z.number().int().openapi({ description: "Money given back, in the currency's minor unit" }),
+    currency: z.string(),
+    credits: z.number().openapi({ description: "Credits it takes back: its share of the payment's credits" }),
+    credits_recovered: z.number().openapi({ description: "What the ledger has taken so far; the rest is a debt the next purchase settles first" }),
+    ledger_entry_id: z.string().nullable().openapi({ description: "The first `consume_payment_refund` row (null while nothing could be taken)" }),
+    created_at: z.string(),
+  })
+  .openapi("PaymentReversal");
+
+export const PaymentSchema = z
+  .object({
+    payment_id: z.string(),
+    account_id: z.string(),
+    status: z.enum(paymentStatuses).openapi({ description: "pending until Stripe's webhook says it was paid (succeeded: granted), or its Checkout expired or its payment failed" }),
+    credits: z.number(),
+    amount_minor: z.number().int().openapi({ description: "The price in the currency's minor unit (cents for usd)" }),
+    currency: z.string().openapi({ description: "ISO 4217, lowercase as Stripe writes it" }),
+    ledger_entry_id: z.string().nullable().openapi({ description: "The grant's `grant_payment_recharge` ledger row, once succeeded" }),
+    receipt_url: z.string().nullable().openapi({ description: "Stripe's receipt, once the payment's charge is known" }),
+    checkout_url: z.string().nullable().openapi({ description: "Stripe's hosted Checkout page, while pending" }),
+    stripe_checkout_session_id: z.string().nullable(),
+    stripe_payment_intent_id: z.string().nullable(),
+    refunded_minor: z.number().int().openapi({ description: "Money refunds and lost disputes gave back" }),
+    reversed_credits: z.number().openapi({ description: "Credits those take back" }),
+    reversals: z.array(PaymentReversalSchema),
+    created_at: z.string(),
+    updated_at: z.string(),
+    succeeded_at: z.string().nullable(),
+  })
+  .openapi("Payment");
+export type Payment = z.infer<typeof PaymentSchema>;
+
+export const PaymentListSchema = z
+  .object({
+    items: z.array(PaymentSchema),
+    total: z.number().int(),
+    page: z.number().int(),
+    page_size: z.number().int(),
+    debt_credits: z.number().openapi({ description: "Credits refunds and lost disputes could not take back when they came (already spent): the next purchase settles them first" }),
+  })
+  .openapi("PaymentList");
+
+export const PaymentListQuerySchema = z.object({
+  status: z.enum(paymentStatuses).optional(),
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  page_size: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: "1 to 100, default 20" }),
+  account_id: accountId,
+});
+
+export const BillingConfigSchema = z
+  .object({
+    enabled: z.boolean().openapi({ description: "false while payments are not configured on this server: offer no purchase" }),
+    currency: z.string().nullable(),
+    credit_price_minor: z.string().nullable().openapi({ description: "The price of one credit in the currency's minor unit, as an exact decimal" }),
+    min_credits: z.number().nullable(),
+    max_credits: z.number().nullable(),
+    packs: z.array(z.object({ credits: z.number(), amount_minor: z.number().int() })),
+    debt_credits: z.number().openapi({ description: "Credits the account owes from refunds and lost disputes: its next purchase settles them first" }),
+  })
+  .openapi("BillingConfig");
+
+const amount = (description: string) => z.union([z.number().positive().max(1e14), z.string().max(30)]).optional().openapi({ description });
+
+export const CheckoutBodySchema = z
+  .object({
+    credits: amount("Credits to buy (at most 6 decimals), within the server's minimum and maximum; the price must come to a whole number of minor units"),
+    pack: amount("One of the packs the configuration lists, by its credits"),
+  })
+  .openapi("CheckoutBody");
+
+export const StripeWebhookResultSchema = z
+  .object({
+    event_id: z.string(),
+    type: z.string(),
+    outcome: z.string().openapi({ description: "What the event did: granted, duplicate_grant, awaiting_payment, expired, failed, reversed, duplicate_reversal, dispute_opened, dispute_lost_reversed, refused_… (logged), ignored_…" }),
+    duplicate: z.boolean().openapi({ description: "This event id was received before: nothing was done again" }),
+    payment_id: z.string().nullable(),
+    ledger_entry_id: z.string().nullable(),
+  })
+  .openapi("StripeWebhookResult");

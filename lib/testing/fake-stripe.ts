@@ -1,0 +1,420 @@
+import crypto from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import Stripe from "stripe";
+
+/**
+ * A local stand-in for the few Stripe endpoints Tollgate uses, good enough for the real `stripe`
+ * SDK pointed at it (STRIPE_API_URL): Checkout Sessions (create, retrieve), Payment Intents
+ * (retrieve, `expand[]=latest_charge`), Charges (retrieve) and Refunds (list by charge, create). It
+ * keeps the objects in memory, honours Idempotency-Key like Stripe (the same key and body answer
+ * the first response; another body is an idempotency_error), records every request, and can be
+ * made unreachable or slow. Tests move money with its helpers (`pay`, `refund`, `dispute`,
+ * `expire`), which return the objects Stripe's events would carry, and deliver those events signed
+ * by the SDK's own `generateTestHeaderString`. `GET /checkout/<session id>` is a hosted page whose
+ * Pay button pays, delivers the events to `webhook` (when set) and goes back to the success URL.
+ */
+
+type Json = Record<string, unknown>;
+
+export interface FakeStripeRequest {
+  method: string;
+  path: string;
+  params: Json;
+  idempotencyKey: string | null;
+  authorization: string | null;
+}
+
+export interface FakeStripe {
+  url: string;
+  /** For STRIPE_API_URL. */
+  apiUrl: string;
+  requests: FakeStripeRequest[];
+  /** `down`: every API connection is dropped; `slow`: answers after `delayMs`. */
+  mode: "up" | "down" | "slow";
+  delayMs: number;
+  /** Where the hosted page's Pay button delivers the session's events. */
+  webhook?: { url: string; secret: string };
+  sessions: Map<string, Json>;
+  paymentIntents: Map<string, Json>;
+  charges: Map<string, Json>;
+  refunds: Map<string, Json>;
+  /** Pays an open session: its payment intent and charge (with a receipt) succeed. */
+  pay(sessionId: string): { session: Json; paymentIntent: Json; charge: Json };
+  /** Expires an open session. */
+  expire(sessionId: string): Json;
+  /** A succeeded refund of part (or all) of a payment intent's charge. */
+  refund(paymentIntentId: string, amount?: number, status?: string): Json;
+  /** A dispute of a payment intent's charge, in the given status (`needs_response` when opened, `lost` or `won` when closed). */
+  dispute(paymentIntentId: string, status: string, amount?: number, id?: string): Json;
+  /** A Stripe event carrying `object`. */
+  event(type: string, object: Json, id?: string): Json;
+  close(): Promise<void>;
+}
+
+const random = (n = 12) => crypto.randomBytes(n).toString("hex").slice(0, n * 2);
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** `a[b][0][c]=v` form encoding (what the SDK sends) into nested objects; numbered keys become arrays. */
+export function parseStripeForm(text: string): Json {
+  const out: Json = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    const path = key.split(/\[|\]\[|\]/).filter((p) => p !== "");
+    let node: Json = out;
+    path.forEach((part, i) => {
+      if (i === path.length - 1) node[part] = value;
+      else node = (node[part] ??= {}) as Json;
+    });
+  }
+  const arrays = (v: unknown): unknown => {
+    if (v === null || typeof v !== "object") return v;
+    const o = v as Json;
+    const keys = Object.keys(o);
+    if (keys.length > 0 && keys.every((k, i) => k === String(i))) return keys.map((k) => arrays(o[k]));
+    return Object.fromEntries(keys.map((k) => [k, arrays(o[k])]));
+  };
+  return arrays(out) as Json;
+}
+
+function send(res: http.ServerResponse, status: number, body: unknown) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), "request-id": `req_${random(7)}` });
+  res.end(text);
+}
+
+const invalid = (res: http.ServerResponse, message: string, status = 400, type = "invalid_request_error") => send(res, status, { error: { type, message } });
+
+export async function startFakeStripe(): Promise<FakeStripe> {
+  const idempotent = new Map<string, { body: string; status: number; response: unknown }>();
+  const fake = {
+    url: "",
+    apiUrl: "",
+    requests: [] as FakeStripeRequest[],
+    mode: "up" as FakeStripe["mode"],
+    delayMs: 0,
+    webhook: undefined as FakeStripe["webhook"],
+    sessions: new Map<string, Json>(),
+    paymentIntents: new Map<string, Json>(),
+    charges: new Map<string, Json>(),
+    refunds: new Map<string, Json>(),
+  } as FakeStripe;
+
+  const base = () => fake.url;
+
+  function createSession(params: Json): Json {
+    const items = (params.line_items as Json[] | undefined) ?? [];
+    let amount = 0;
+    let currency = "";
+    for (const item of items) {
+      const price = item.price_data as Json | undefined;
+      if (!price || !/^\d+$/.test(String(price.unit_amount))) throw new Error("line_items[].price_data.unit_amount must be an integer");
+      amount += Number(price.unit_amount) * Number(item.quantity ?? 1);
+      currency = String(price.currency);
+    }
+    if (params.mode !== "payment") throw new Error("only mode=payment is played here");
+    if (!params.success_url || !params.cancel_url) throw new Error("success_url and cancel_url are required");
+    const id = `cs_test_${random(16)}`;
+    const session: Json = {
+      id,
+      object: "checkout.session",
+      mode: "payment",
+      status: "open",
+      payment_status: "unpaid",
+      amount_subtotal: amount,
+      amount_total: amount,
+      currency,
+      client_reference_id: params.client_reference_id ?? null,
+      customer_email: params.customer_email ?? null,
+      metadata: (params.metadata as Json) ?? {},
+      payment_intent: null,
+      url: `${base()}/checkout/${id}`,
+      success_url: params.success_url,
+      cancel_url: params.cancel_url,
+      created: nowSeconds(),
+      expires_at: nowSeconds() + 86400,
+      livemode: false,
+      // Kept for `pay`: what the payment intent will carry (Stripe copies it there).
+      _intent_metadata: ((params.payment_intent_data as Json | undefined)?.metadata as Json) ?? {},
+    };
+    fake.sessions.set(id, session);
+    return session;
+  }
+
+  const visible = (o: Json) => Object.fromEntries(Object.entries(o).filter(([k]) => !k.startsWith("_")));
+
+  fake.pay = (sessionId) => {
+    const session = fake.sessions.get(sessionId);
+    if (!session) throw new Error(`no session ${sessionId}`);
+    if (session.status !== "open") throw new Error(`session ${sessionId} is ${String(session.status)}`);
+    const intentId = `pi_${random(12)}`;
+    const chargeId = `ch_${random(12)}`;
+    const charge: Json = {
+      id: chargeId,
+      object: "charge",
+      amount: session.amount_total,
+      amount_refunded: 0,
+      currency: session.currency,
+      payment_intent: intentId,
+      paid: true,
+      refunded: false,
+      status: "succeeded",
+      receipt_url: `https://pay.stripe.test/receipts/${chargeId}`,
+      created: nowSeconds(),
+      livemode: false,
+    };
+    const paymentIntent: Json = {
+      id: intentId,
+      object: "payment_intent",
+      amount: session.amount_total,
+      amount_received: session.amount_total,
+      currency: session.currency,
+      status: "succeeded",
+      metadata: session._intent_metadata,
+      latest_charge: chargeId,
+      created: nowSeconds(),
+      livemode: false,
+    };
+    fake.charges.set(chargeId, charge);
+    fake.paymentIntents.set(intentId, paymentIntent);
+    Object.assign(session, { status: "complete", payment_status: "paid", payment_intent: intentId });
+    return { session: visible(session), paymentIntent, charge };
+  };
+
+  fake.expire = (sessionId) => {
+    const session = fake.sessions.get(sessionId);
+    if (!session) throw new Error(`no session ${sessionId}`);
+    Object.assign(session, { status: "expired" });
+    return visible(session);
+  };
+
+  const chargeOf = (paymentIntentId: string) => {
+    const intent = fake.paymentIntents.get(paymentIntentId);
+    if (!intent) throw new Error(`no payment intent ${paymentIntentId}`);
+    return fake.charges.get(String(intent.latest_charge))!;
+  };
+
+  fake.refund = (paymentIntentId, amount, status = "succeeded") => {
+    const charge = chargeOf(paymentIntentId);
+    const value = amount ?? Number(charge.amount) - Number(charge.amount_refunded);
+    if (Number(charge.amount_refunded) + value > Number(charge.amount)) throw new Error("refund larger than what is left of the charge");
+    const refund: Json = { id: `re_${random(12)}`, object: "refund", amount: value, currency: charge.currency, charge: charge.id, payment_intent: paymentIntentId, status, metadata: {}, created: nowSeconds() };
+    if (status === "succeeded") {
+      charge.amount_refunded = Number(charge.amount_refunded) + value;
+      charge.refunded = charge.amount_refunded === charge.amount;
+    }
+    fake.refunds.set(String(refund.id), refund);
+    return refund;
+  };
+
+  fake.dispute = (paymentIntentId, status, amount, id) => {
+    const charge = chargeOf(paymentIntentId);
+    return {
+      id: id ?? `dp_${random(12)}`,
+      object: "dispute",
+      amount: amount ?? charge.amount,
+      currency: charge.currency,
+      charge: charge.id,
+      payment_intent: paymentIntentId,
+      reason: "fraudulent",
+      status,
+      created: nowSeconds(),
+      livemode: false,
+    };
+  };
+
+  fake.event = (type, object, id) => ({
+    id: id ?? `evt_${random(12)}`,
+    object: "event",
+    api_version: "2026-10-28.endive",
+    created: nowSeconds(),
+    data: { object },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+  });
+
+  function api(method: string, path: string, params: Json, res: http.ServerResponse) {
+    let m: RegExpExecArray | null;
+    if (method === "POST" && path === "/v1/checkout/sessions") {
+      try {
+        return send(res, 200, visible(createSession(params)));
+      } catch (err) {
+        return invalid(res, (err as Error).message);
+      }
+    }
+    if (method === "GET" && (m = /^\/v1\/checkout\/sessions\/([\w]+)$/.exec(path))) {
+      const session = fake.sessions.get(m[1]);
+      return session ? send(res, 200, visible(session)) : invalid(res, `No such checkout.session: '${m[1]}'`, 404);
+    }
+    if (method === "GET" && (m = /^\/v1\/payment_intents\/([\w]+)$/.exec(path))) {
+      const intent = fake.paymentIntents.get(m[1]);
+      if (!intent) return invalid(res, `No such payment_intent: '${m[1]}'`, 404);
+      const expand = ([] as unknown[]).concat(params.expand ?? []);
+      return send(res, 200, expand.includes("latest_charge") ? { ...intent, latest_charge: fake.charges.get(String(intent.latest_charge)) ?? null } : intent);
+    }
+    if (method === "GET" && (m = /^\/v1\/charges\/([\w]+)$/.exec(path))) {
+      const charge = fake.charges.get(m[1]);
+      return charge ? send(res, 200, charge) : invalid(res, `No such charge: '${m[1]}'`, 404);
+    }
+    if (method === "GET" && path === "/v1/refunds") {
+      const data = [...fake.refunds.values()].filter((r) => (params.charge ? r.charge === params.charge : true) && (params.payment_intent ? r.payment_intent === params.payment_intent : true));
+      return send(res, 200, { object: "list", data, has_more: false, url: "/v1/refunds" });
+    }
+    if (method === "POST" && path === "/v1/refunds") {
+      try {
+        return send(res, 200, fake.refund(String(params.payment_intent), params.amount === undefined ? undefined : Number(params.amount)));
+      } catch (err) {
+        return invalid(res, (err as Error).message);
+      }
+    }
+    return invalid(res, `Unrecognized request URL (${method}: ${path}) in the fake`, 404);
+  }
+
+  async function hosted(method: string, path: string, res: http.ServerResponse) {
+    const m = /^\/checkout\/(cs_test_\w+)(\/pay|\/cancel)?$/.exec(path);
+    const session = m ? fake.sessions.get(m[1]) : undefined;
+    if (!m || !session) {
+      res.writeHead(404, { "content-type": "text/plain" });
+      return res.end("no such checkout session");
+    }
+    if (method === "GET" && !m[2]) {
+      const amount = `${(Number(session.amount_total) / 100).toFixed(2)} ${String(session.currency).toUpperCase()}`;
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      return res.end(
+        `<!doctype html><html lang="en"><head><title>Test checkout</title></head><body><main><h1>Test checkout</h1>` +
+          `<p>Pay <strong>${amount}</strong> (${session.status})</p>` +
+          `<form method="post" action="/checkout/${session.id}/pay"><button type="submit">Pay</button></form>` +
+          `<p><a href="/checkout/${session.id}/cancel">Cancel</a></p></main></body></html>`,
+      );
+    }
+    if (m[2] === "/cancel") {
+      res.writeHead(303, { location: String(session.cancel_url) });
+      return res.end();
+    }
+    if (method === "POST" && m[2] === "/pay") {
+      const paid = session.status === "open" ? fake.pay(String(session.id)) : undefined;
+      if (paid && fake.webhook) {
+        for (const event of [fake.event("checkout.session.completed", paid.session), fake.event("payment_intent.succeeded", paid.paymentIntent)]) {
+          await deliverStripeEvent(fake.webhook.url, event, { secret: fake.webhook.secret }).catch(() => undefined);
+        }
+      }
+      res.writeHead(303, { location: String(session.success_url) });
+      return res.end();
+    }
+    res.writeHead(405, { "content-type": "text/plain" });
+    res.end("method not allowed");
+  }
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://fake");
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      void (async () => {
+        if (url.pathname.startsWith("/checkout/")) return hosted(req.method ?? "GET", url.pathname, res);
+        if (fake.mode === "down") return req.socket.destroy();
+        if (fake.mode === "slow") await new Promise((r) => setTimeout(r, fake.delayMs));
+        if (res.destroyed) return;
+        const body = Buffer.concat(chunks).toString("utf8");
+        const params = parseStripeForm(req.method === "GET" ? url.search.slice(1) : body);
+        const key = typeof req.headers["idempotency-key"] === "string" ? req.headers["idempotency-key"] : null;
+        fake.requests.push({ method: req.method ?? "GET", path: url.pathname, params, idempotencyKey: key, authorization: req.headers.authorization ?? null });
+        if (!/^Bearer sk_/.test(req.headers.authorization ?? "")) return invalid(res, "Invalid API Key provided", 401, "invalid_request_error");
+        if (key && req.method === "POST") {
+          const seen = idempotent.get(key);
+          if (seen && seen.body !== body) return invalid(res, "Keys for idempotent requests can only be used with the same parameters they were first used with.", 400, "idempotency_error");
+          if (seen) return send(res, seen.status, seen.response);
+          const capture = { status: 200, response: undefined as unknown };
+          const real = res.end.bind(res);
+          const writeHead = res.writeHead.bind(res);
+          res.writeHead = ((status: number, ...rest: never[]) => {
+            capture.status = status;
+            return writeHead(status, ...rest);
+          }) as typeof res.writeHead;
+          res.end = ((text: string) => {
+            capture.response = JSON.parse(text);
+            idempotent.set(key, { body, status: capture.status, response: capture.response });
+            return real(text);
+          }) as typeof res.end;
+        }
+        api(req.method ?? "GET", url.pathname, params, res);
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  fake.url = `http://127.0.0.1:${port}`;
+  fake.apiUrl = fake.url;
+  fake.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return fake;
+}
+
+const signer = new Stripe("sk_test_signer");
+
+/** The `Stripe-Signature` header of `payload`, made by the SDK's own test helper (`timestamp` in seconds; default now). */
+export function stripeSignature(payload: string, secret: string, timestamp?: number): string {
+  return signer.webhooks.generateTestHeaderString({ payload, secret, timestamp });
+}
+
+/**
+ * POSTs an event to a webhook endpoint as Stripe does: the JSON body and its signature (`signature:
+ * null` sends none; a string sends that header as it is).
+ */
+export async function deliverStripeEvent(
+  url: string,
+  event: Json,
+  options: { secret: string; timestamp?: number; signature?: string | null },
+): Promise<{ status: number; body: ReturnType<typeof JSON.parse> }> {
+  const payload = JSON.stringify(event, null, 2);
+  const signature = options.signature === undefined ? stripeSignature(payload, options.secret, options.timestamp) : options.signature;
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(signature === null ? {} : { "stripe-signature": signature }) },
+    body: payload,
+  });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Left as text.
+  }
+  return { status: res.status, body };
+}
+
+export const TEST_STRIPE_KEY = "sk_test_tollgate";
+export const TEST_WEBHOOK_SECRET = "whsec_test_tollgate_0123456789";
+
+/**
+ * Turns payments on for this test process, against `fake` (the variables are read at each use),
+ * with a price of 1 minor unit per credit, purchases of 50 to 100,000 credits, packs of 100, 500
+ * and 2,000, and a 1.5 s timeout; `overrides` change any of them. Returns the undo.
+ */
+export function configurePayments(fake: FakeStripe, overrides: Record<string, string | undefined> = {}): () => void {
+  const values: Record<string, string | undefined> = {
+    STRIPE_SECRET_KEY: TEST_STRIPE_KEY,
+    STRIPE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+    STRIPE_API_URL: fake.apiUrl,
+    STRIPE_TIMEOUT_MS: "1500",
+    CREDIT_PRICE_MINOR: "1",
+    BILLING_CURRENCY: "usd",
+    CREDIT_PURCHASE_MIN: "50",
+    CREDIT_PURCHASE_MAX: "100000",
+    CREDIT_PACKS: "100,500,2000",
+    ...overrides,
+  };
+  const before = Object.fromEntries(Object.keys(values).map((k) => [k, process.env[k]]));
+  const set = (entries: Record<string, string | undefined>) => {
+    for (const [k, v] of Object.entries(entries)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+  set(values);
+  return () => set(before);
+}
