@@ -1,6 +1,7 @@
 // audit verify finds each kind of broken money state: every check is shown failing on a database
 // damaged the way that check exists to catch (bypassing the product, as a bug or an operator would).
-import { beforeAll, describe, expect, it } from "vitest";
+import type Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { createTestDatabase } from "../testing/database";
 import { startTestServer, type TestServer } from "../testing/server";
@@ -11,17 +12,40 @@ import type { Database } from "../db/types";
 import { grantCredits } from "../billing/grant-credits";
 import { setBudget } from "../billing/budgets";
 import { verifyChecks, verifyLedger } from "./verify";
+import { configurePayments, startFakeStripe, type FakeStripe } from "../testing/fake-stripe";
+import { startCheckout } from "../billing/payments";
+import { applyStripeEvent } from "../billing/stripe-events";
 
 let database: Database;
 let server: TestServer;
 
 const COMPOUND = "builtin.finance.compound_interest";
 
+let fakeStripe: FakeStripe;
+let restorePayments: () => void;
+
 beforeAll(async () => {
   database = await createTestDatabase();
   await importDemoCatalog(database.db);
   server = await startTestServer(database);
+  fakeStripe = await startFakeStripe();
+  restorePayments = configurePayments(fakeStripe);
 });
+
+afterAll(async () => {
+  restorePayments();
+  await fakeStripe.close();
+});
+
+/** An account that bought 100 credits through Stripe (the product's own checkout and webhook code, against Stripe's stand-in). */
+async function paidAccount(): Promise<{ accountId: string; paymentId: string; paymentIntentId: string }> {
+  const seed = await seedAccount(database.db);
+  const payment = await startCheckout(database.db, { accountId: seed.accountId, userId: seed.userId, credits: "100", actor: { type: "user", id: seed.userId, label: seed.email } });
+  const paid = fakeStripe.pay(payment.stripe_checkout_session_id!);
+  const applied = await applyStripeEvent(database.db, fakeStripe.event("checkout.session.completed", paid.session) as unknown as Stripe.Event);
+  expect(applied.outcome).toBe("granted");
+  return { accountId: seed.accountId, paymentId: payment.payment_id, paymentIntentId: paid.paymentIntent.id as string };
+}
 
 /** An account with one charged Call (1 credit of 10) through the real API. */
 async function chargedAccount(): Promise<{ accountId: string; executionId: string }> {
@@ -166,6 +190,39 @@ describe("audit verify", () => {
     const support = await seedAccount(database.db, { role: "support" });
     await database.db.execute(sql`INSERT INTO account_members (account_id, user_id, role) VALUES (${accountId}, ${support.userId}, 'support')`);
     expect(await checksFailing(accountId)).toEqual(["support_not_customer_member"]);
+  });
+
+  it("a Stripe grant whose payment says otherwise, and a succeeded payment without its grant", async () => {
+    const { accountId, paymentId } = await paidAccount();
+    expect(await checksFailing(accountId)).toEqual([]);
+    await database.db.execute(sql`UPDATE payments SET credits = credits + 1 WHERE id = ${paymentId}`);
+    expect(await checksFailing(accountId)).toEqual(["payment_grant_has_payment"]);
+    expect((await verifyLedger(database.db, { accountId })).violations[0].message).toMatch(new RegExp(`^Stripe grant led_\\w+ \\(100\\.0+ credits\\) does not match payment ${paymentId} \\(account ${accountId}, succeeded, 101\\.0+ credits`));
+    const other = await paidAccount();
+    await database.db.execute(sql`
+      INSERT INTO payments (id, account_id, status, credits, amount_minor, currency, ledger_entry_id)
+      VALUES ('pay_test_without_grant', ${other.accountId}, 'succeeded', 5, 5, 'usd', 'led_test_missing')`);
+    expect(await checksFailing(other.accountId)).toEqual(["payment_has_one_grant"]);
+    expect((await verifyLedger(database.db, { accountId: other.accountId })).violations[0].message).toMatch(/^succeeded payment pay_test_without_grant \(5\.0+ credits\) has 0 grants in the ledger$/);
+  });
+
+  it("a reversal whose record and ledger rows disagree, and a Stripe reversal row with no reversal", async () => {
+    const { accountId, paymentIntentId } = await paidAccount();
+    const refund = fakeStripe.refund(paymentIntentId, 30);
+    expect((await applyStripeEvent(database.db, fakeStripe.event("refund.created", refund) as unknown as Stripe.Event)).outcome).toBe("reversed");
+    expect(await checksFailing(accountId)).toEqual([]);
+    await database.db.execute(sql`UPDATE payment_reversals SET credits_recovered = 20 WHERE stripe_id = ${refund.id as string}`);
+    expect(await checksFailing(accountId)).toEqual(["payment_reversal_matches_ledger"]);
+    expect((await verifyLedger(database.db, { accountId })).violations[0].message).toMatch(new RegExp(`\\(${refund.id as string}\\) owes 30\\.0+ credits and says 20\\.0+ were taken, but its ledger rows took 30\\.0+$`));
+
+    const other = await paidAccount();
+    const last = rows<{ balance_after: string }>(await database.db.execute(sql`SELECT balance_after FROM credits_ledger WHERE account_id = ${other.accountId} ORDER BY seq DESC LIMIT 1`))[0];
+    await database.db.execute(sql`
+      INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id, balance_before, balance_after, ledger_metadata, description)
+      VALUES ('led_test_orphan_reversal', ${other.accountId}, 'consume_payment_refund', -10, 'stripe', 'payment_reversal', 'rev_test_none',
+              ${last.balance_after}, ${last.balance_after}::numeric - 10, '{"credit_split": {"bonus": "0", "reward": "0", "paid": "10"}}'::jsonb, 'by hand')`);
+    await database.db.execute(sql`UPDATE credit_balances SET paid_credits = paid_credits - 10 WHERE account_id = ${other.accountId}`);
+    expect(await checksFailing(other.accountId)).toEqual(["payment_refund_row_has_reversal"]);
   });
 
   it("every check was shown failing above", () => {

@@ -224,6 +224,57 @@ const checks: Check[] = [
         : `live ${r.kind} grants hold ${r.live} credits but the ${r.kind} balance is ${r.balance}`,
   },
   {
+    // Payments through Stripe (lib/billing/stripe-events.ts): a Stripe grant is its payment's, and
+    // that payment succeeded, for as many credits, naming this row.
+    name: "payment_grant_has_payment",
+    query: (account) => sql`
+      SELECT l.account_id, l.id, l.source_ref_id, l.amount_credits, p.id AS payment_id, p.account_id AS payment_account, p.status, p.credits, p.ledger_entry_id
+        FROM credits_ledger l LEFT JOIN payments p ON p.id = l.source_ref_id
+       WHERE ${account("l")} AND l.entry_type = 'grant_payment_recharge' AND l.source_system = 'stripe'
+         AND (p.id IS NULL OR p.account_id <> l.account_id OR p.status <> 'succeeded' OR p.credits <> l.amount_credits OR p.ledger_entry_id IS DISTINCT FROM l.id)`,
+    message: (r) =>
+      r.payment_id === null
+        ? `Stripe grant ${r.id} (${r.amount_credits} credits) names payment ${r.source_ref_id}, which does not exist`
+        : `Stripe grant ${r.id} (${r.amount_credits} credits) does not match payment ${r.payment_id} (account ${r.payment_account}, ${r.status}, ${r.credits} credits, grant ${r.ledger_entry_id ?? "none"})`,
+  },
+  {
+    // ... and every succeeded payment has exactly one such grant.
+    name: "payment_has_one_grant",
+    query: (account) => sql`
+      SELECT p.account_id, p.id, p.credits, count(l.id) AS grants
+        FROM payments p LEFT JOIN credits_ledger l
+          ON l.source_ref_id = p.id AND l.source_system = 'stripe' AND l.entry_type = 'grant_payment_recharge' AND l.account_id = p.account_id
+       WHERE ${account("p")} AND p.status = 'succeeded'
+       GROUP BY p.account_id, p.id, p.credits HAVING count(l.id) <> 1`,
+    message: (r) => `succeeded payment ${r.id} (${r.credits} credits) has ${r.grants} grants in the ledger`,
+  },
+  {
+    // Refunds and lost disputes (lib/billing/payment-reversals.ts): what a reversal says it took back
+    // is what its consume_payment_refund rows took, never more than it owes.
+    name: "payment_reversal_matches_ledger",
+    query: (account) => sql`
+      SELECT v.account_id, v.id, v.stripe_id, v.credits, v.credits_recovered, coalesce(t.taken, 0) AS taken, p.account_id AS payment_account, p.status AS payment_status
+        FROM payment_reversals v
+        LEFT JOIN payments p ON p.id = v.payment_id
+        LEFT JOIN (SELECT source_ref_id, sum(-amount_credits) AS taken FROM credits_ledger
+                    WHERE ${account()} AND source_system = 'stripe' AND entry_type = 'consume_payment_refund' GROUP BY source_ref_id) t ON t.source_ref_id = v.id
+       WHERE ${account("v")}
+         AND (v.credits_recovered <> coalesce(t.taken, 0) OR v.credits_recovered > v.credits OR p.account_id IS DISTINCT FROM v.account_id OR p.status <> 'succeeded')`,
+    message: (r) =>
+      r.payment_account !== r.account_id || r.payment_status !== "succeeded"
+        ? `reversal ${r.id} (${r.stripe_id}) belongs to no succeeded payment of its account`
+        : `reversal ${r.id} (${r.stripe_id}) owes ${r.credits} credits and says ${r.credits_recovered} were taken, but its ledger rows took ${r.taken}`,
+  },
+  {
+    // ... and every Stripe consume_payment_refund row is a reversal's, in its account.
+    name: "payment_refund_row_has_reversal",
+    query: (account) => sql`
+      SELECT l.account_id, l.id, l.source_ref_id, l.amount_credits
+        FROM credits_ledger l LEFT JOIN payment_reversals v ON v.id = l.source_ref_id AND v.account_id = l.account_id
+       WHERE ${account("l")} AND l.entry_type = 'consume_payment_refund' AND l.source_system = 'stripe' AND v.id IS NULL`,
+    message: (r) => `consume_payment_refund row ${r.id} (${r.amount_credits} credits) names reversal ${r.source_ref_id}, which is not the account's`,
+  },
+  {
     // The account activity log (lib/accounts/activity.ts): numbered from 1 without gaps, each row's
     // prev_hash the previous row's hash, and each hash re-computed from the row's content.
     name: "activity_log_continuity",
