@@ -1,7 +1,7 @@
 import type { ComponentType, SVGProps } from "react";
 import type { MessageKey } from "@/lib/dashboard/i18n";
 import { RunsIcon } from "@/components/audit/runs-icon";
-import { ActivityIcon, BellIcon, ConsoleIcon, ExecutionsIcon, KeyIcon, LedgerIcon, OverviewIcon, PlaygroundIcon, ShieldIcon, SpendIcon, StatementIcon, UsageIcon, UsersIcon } from "@/components/ui/icons";
+import { ActivityIcon, BellIcon, CardIcon, ConsoleIcon, ExecutionsIcon, KeyIcon, LedgerIcon, OverviewIcon, PlaygroundIcon, ShieldIcon, SpendIcon, StatementIcon, UsageIcon, UsersIcon } from "@/components/ui/icons";
 
 export interface NavItem {
   href: string;
@@ -18,6 +18,7 @@ export const navItems: readonly NavItem[] = [
   { href: "/runs", label: "nav.runs", icon: RunsIcon },
   { href: "/ledger", label: "nav.ledger", icon: LedgerIcon },
   { href: "/statements", label: "nav.statements", icon: StatementIcon },
+  { href: "/billing", label: "nav.billing", icon: CardIcon },
   { href: "/executions", label: "nav.executions", icon: ExecutionsIcon },
   { href: "/keys", label: "nav.keys", icon: KeyIcon },
   { href: "/budgets", label: "nav.budgets", icon: BellIcon },

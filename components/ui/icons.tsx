@@ -180,3 +180,12 @@ export function ShieldIcon(props: IconProps) {
     </Icon>
   );
 }
+
+export function CardIcon(props: IconProps) {
+  return (
+    <Icon {...props}>
+      <rect x="3" y="5.5" width="18" height="13" rx="2" />
+      <path d="M3 10h18M7 15h3" />
+    </Icon>
+  );
+}

@@ -1,0 +1,71 @@
+import type { z } from "zod";
+import type { BillingConfigSchema, CheckoutBodySchema, PaymentListSchema, PaymentSchema } from "../api/routes/billing-schemas";
+import { apiData } from "./api-client";
+import { clean, type AuditQuery } from "./audit-api";
+
+/** `GET /api/v1/auth/billing/…` and the checkout (docs/billing.md, Buying credits); types from the API's schemas. */
+export type BillingConfig = z.infer<typeof BillingConfigSchema>;
+export type Payment = z.infer<typeof PaymentSchema>;
+export type PaymentList = z.infer<typeof PaymentListSchema>;
+export type CheckoutBody = z.infer<typeof CheckoutBodySchema>;
+
+export const billingConfigQueryKey = ["billing", "config"] as const;
+
+/** The server's offer (price, packs, bounds) and the signed-in account's debt. */
+export function fetchBillingConfig(signal?: AbortSignal): Promise<BillingConfig> {
+  return apiData<BillingConfig>("/auth/billing/config", { signal });
+}
+
+export function fetchPayments(query: AuditQuery, signal?: AbortSignal): Promise<PaymentList> {
+  return apiData<PaymentList>("/auth/billing/payments", { query: clean(query), signal });
+}
+
+export function fetchPayment(paymentId: string, accountId: string | undefined, signal?: AbortSignal): Promise<Payment> {
+  return apiData<Payment>(`/auth/billing/payments/${encodeURIComponent(paymentId)}`, { query: clean({ account_id: accountId }), signal });
+}
+
+/** Asks for a Checkout page; the browser then goes to `checkout_url`. */
+export function startCheckout(body: CheckoutBody): Promise<Payment> {
+  return apiData<Payment>("/auth/billing/checkout", { method: "POST", body });
+}
+
+/** The number of minor units in one unit of `currency` (2 for usd, 0 for jpy), as Intl knows it. */
+export function minorDigits(currency: string): number {
+  try {
+    return new Intl.NumberFormat("en", { style: "currency", currency: currency.toUpperCase() }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
+}
+
+/**
+ * An amount of money given in minor units (an integer), in the page's language: "$12.50",
+ * "US$12.50". The number is formatted from its exact decimal text, never through a float.
+ */
+export function formatMoney(minor: number, currency: string, locale: string): string {
+  const digits = minorDigits(currency);
+  const negative = minor < 0;
+  const text = String(Math.abs(Math.trunc(minor))).padStart(digits + 1, "0");
+  const decimal = digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
+  const formatter = new Intl.NumberFormat(locale, { style: "currency", currency: currency.toUpperCase(), minimumFractionDigits: digits });
+  // Intl formats a decimal string exactly (ECMA-402 2023); TypeScript's lib types only numbers.
+  return formatter.format(`${negative ? "-" : ""}${decimal}` as unknown as number);
+}
+
+/**
+ * The price of `credits` at `pricePerCreditMinor` minor units each, in minor units, when it is a
+ * whole number of them (the server refuses a purchase that is not); null otherwise. Exact: both are
+ * decimals of at most 6 places, multiplied as integers of millionths.
+ */
+export function priceMinor(credits: string, pricePerCreditMinor: string): number | null {
+  const micro = (v: string): bigint | null => {
+    const m = /^(\d+)(?:\.(\d{1,6}))?$/.exec(v.trim());
+    return m ? BigInt(m[1]) * 1_000_000n + BigInt((m[2] ?? "").padEnd(6, "0")) : null;
+  };
+  const c = micro(credits);
+  const p = micro(pricePerCreditMinor);
+  if (c === null || p === null) return null;
+  const product = c * p; // in 10^-12 minor units
+  const unit = 1_000_000_000_000n;
+  return product % unit === 0n ? Number(product / unit) : null;
+}
