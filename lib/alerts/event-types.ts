@@ -11,6 +11,7 @@ export const eventTypes = {
   credits_expiring: "credits.expiring",
   payment_disputed: "payment.disputed",
   payment_dispute_lost: "payment.dispute_lost",
+  payment_unmatched: "payment.unmatched",
   webhook_test: "webhook.test",
 } as const satisfies Record<NotificationKind, string>;
 export type WebhookEventType = (typeof eventTypes)[NotificationKind];

@@ -123,6 +123,7 @@ export const OPERATION_ACCESS = {
   getBillingConfig: ledger,
   listPayments: ledger,
   getPayment: ledger,
+  getPaymentReconciliation: ledger,
   startCheckout: ownerManages("buy credits"),
   receiveStripeWebhook: { kind: "public", why: "Stripe signs each event (Stripe-Signature, checked with STRIPE_WEBHOOK_SECRET)" },
 

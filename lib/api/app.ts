@@ -84,6 +84,7 @@ import { registerBillingConfig } from "./routes/billing-config";
 import { registerBillingCheckout } from "./routes/billing-checkout";
 import { registerBillingPaymentsList } from "./routes/billing-payments-list";
 import { registerBillingPaymentsGet } from "./routes/billing-payments-get";
+import { registerBillingReconciliation } from "./routes/billing-reconciliation";
 import { registerStripeWebhook } from "./routes/stripe-webhook";
 
 /** Every operation of the public API, in one list: the OpenAPI description is generated from it. */
@@ -162,6 +163,7 @@ const operations: ((app: ApiApp) => void)[] = [
   registerBillingCheckout,
   registerBillingPaymentsList,
   registerBillingPaymentsGet,
+  registerBillingReconciliation,
   registerStripeWebhook,
   registerMcp,
 ];

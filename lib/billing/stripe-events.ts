@@ -63,8 +63,11 @@ function refuse(reason: string): never {
   throw invalidInput(`Stripe webhook refused: ${reason}`);
 }
 
-/** Applies one verified event, once by its id. */
-export async function applyStripeEvent(db: Db, event: Stripe.Event, config: PaymentConfig = paymentConfigOrThrow()): Promise<WebhookResult> {
+/**
+ * Applies one verified event, once by its id. `actor` is who the grant's activity names: Stripe for
+ * the webhook, the operator when the reconciliation applies a grant Stripe's events never delivered.
+ */
+export async function applyStripeEvent(db: Db, event: Stripe.Event, config: PaymentConfig = paymentConfigOrThrow(), actor: Actor = STRIPE): Promise<WebhookResult> {
   if (await seen(db, event.id)) return replayed(db, event);
   const prepared = await prepare(db, event, config);
   const effect = await db.transaction(async (t) => {
@@ -72,7 +75,7 @@ export async function applyStripeEvent(db: Db, event: Stripe.Event, config: Paym
     const claimed = rows(await tx.execute(sql`INSERT INTO stripe_events (event_id, type, outcome) VALUES (${event.id}, ${event.type}, 'processing') ON CONFLICT (event_id) DO NOTHING RETURNING event_id`));
     // Another delivery of this event got here first and has committed (this insert waited for it).
     if (claimed.length === 0) return null;
-    const done = await apply(tx, event, prepared);
+    const done = await apply(tx, event, prepared, actor);
     await tx.execute(sql`
       UPDATE stripe_events SET outcome = ${done.outcome}, detail = ${done.detail ?? null}, account_id = ${done.accountId ?? null}, payment_id = ${done.paymentId ?? null}
        WHERE event_id = ${event.id}`);
@@ -175,7 +178,7 @@ async function paymentOf(db: Db, config: PaymentConfig, paymentIntentId: string 
   throw new DomainError("conflict", `Payment ${meta.paymentId} has not been granted yet: deliver this event again later`);
 }
 
-async function apply(tx: Db, event: Stripe.Event, prepared: Prepared): Promise<Effect> {
+async function apply(tx: Db, event: Stripe.Event, prepared: Prepared, actor: Actor): Promise<Effect> {
   switch (event.type) {
     case "checkout.session.completed":
     case "checkout.session.async_payment_succeeded": {
@@ -184,13 +187,13 @@ async function apply(tx: Db, event: Stripe.Event, prepared: Prepared): Promise<E
       if (!meta) return { outcome: "ignored_not_tollgate" };
       const paid = { ...meta, amountMinor: session.amount_total ?? 0, currency: session.currency ?? "", sessionId: session.id, paymentIntentId: idOf(session.payment_intent), chargeId: null };
       if (session.payment_status !== "paid") return recordPending(tx, paid);
-      return grantPayment(tx, paid);
+      return grantPayment(tx, paid, actor);
     }
     case "payment_intent.succeeded": {
       const intent = event.data.object;
       const meta = ours(intent.metadata);
       if (!meta) return { outcome: "ignored_not_tollgate" };
-      return grantPayment(tx, { ...meta, amountMinor: intent.amount_received, currency: intent.currency, sessionId: null, paymentIntentId: intent.id, chargeId: idOf(intent.latest_charge) });
+      return grantPayment(tx, { ...meta, amountMinor: intent.amount_received, currency: intent.currency, sessionId: null, paymentIntentId: intent.id, chargeId: idOf(intent.latest_charge) }, actor);
     }
     case "checkout.session.expired":
     case "checkout.session.async_payment_failed": {
@@ -303,7 +306,7 @@ async function noteStripeIds(tx: Db, p: PaidInput) {
  * succeeded and grant nothing. The grant's ledger row (its source the payment's id, unique for
  * Stripe grants) and the account's debts settled from it commit with that UPDATE.
  */
-async function grantPayment(tx: Db, p: PaidInput): Promise<Effect> {
+async function grantPayment(tx: Db, p: PaidInput, actor: Actor): Promise<Effect> {
   const claimed = await claimPayment(tx, p, "pending");
   if ("refused" in claimed) return claimed.refused;
   const ledgerId = newId("led");
@@ -329,7 +332,7 @@ async function grantPayment(tx: Db, p: PaidInput): Promise<Effect> {
     description: `Purchase ${p.paymentId} through Stripe (${amountMinor} ${won.currency.toUpperCase()} minor units)`,
     source: { system: "stripe", refType: "payment", refId: p.paymentId },
     metadata: { payment_id: p.paymentId, payment_intent: p.paymentIntentId, checkout_session: p.sessionId, amount_minor: amountMinor, currency: won.currency },
-    actor: STRIPE,
+    actor,
   });
   const settled = await settleDebts(tx, p.accountId, p.paymentId);
   const detail = settled.length > 0 ? `granted ${won.credits}; settled debts: ${settled.map((s) => `${s.credits} for ${s.reversal_id}`).join(", ")}` : `granted ${won.credits}`;

@@ -59,7 +59,9 @@ async function main() {
   }
   try {
     const result = await execute(absolutisePaths(raw), json);
-    process.stdout.write(json ? `${JSON.stringify(result)}\n` : `${JSON.stringify(result, null, 2)}\n`);
+    // A command that answers text (a CSV) is printed as it is.
+    if (typeof result === "string" && !json) process.stdout.write(result);
+    else process.stdout.write(json ? `${JSON.stringify(result)}\n` : `${JSON.stringify(result, null, 2)}\n`);
     // A check's report (`audit verify`) that found something fails the command.
     if (isFailedCheck(result)) process.exitCode = 1;
   } catch (err) {

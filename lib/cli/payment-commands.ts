@@ -1,9 +1,12 @@
 import { getPayment, listPayments, ownersOfPayment } from "../billing/payments";
 import { notFound } from "../errors";
+import { OPERATOR } from "../accounts/activity";
+import { applyMissingGrant, reconcilePayments } from "../billing/reconcile-payments";
+import { reconciliationCsv } from "../billing/reconciliation-csv";
 import { paymentStatuses, type PaymentStatus } from "../vocab/payments";
 import { oneOf, optStr, str, UsageError, type CommandSpec } from "./command-kit";
 
-/** `payments list|show`: purchases of credits through Stripe, with their grants, receipts and reversals (docs/billing.md). */
+/** `payments list|show|reconcile`: purchases of credits through Stripe, with their grants, receipts and reversals (docs/billing.md). */
 export const paymentCommands: Record<string, CommandSpec> = {
   "payments list": {
     usage: `payments list --account ID [--status ${paymentStatuses.join("|")}] [--page N] [--page-size N (default 20, at most 100)]`,
@@ -31,6 +34,19 @@ export const paymentCommands: Record<string, CommandSpec> = {
       const [accountId] = await ownersOfPayment(db, id);
       if (!accountId) throw notFound(`Payment ${id} not found`);
       return getPayment(db, accountId, id);
+    },
+  },
+  "payments reconcile": {
+    usage:
+      "payments reconcile --from YYYY-MM-DD --to YYYY-MM-DD [--account ID] [--csv]  (UTC, [from, to); every account by default) | " +
+      "payments reconcile --apply TXN_OR_PAYMENT_INTENT_ID [--confirm]  (grant a charge Stripe took whose grant never landed; without --confirm, says what it would grant)",
+    options: { from: { type: "string" }, to: { type: "string" }, account: { type: "string" }, csv: { type: "boolean" }, apply: { type: "string" }, confirm: { type: "boolean" } },
+    run: async (db, v) => {
+      const apply = optStr(v, "apply");
+      if (apply !== undefined) return applyMissingGrant(db, { id: apply, confirm: v.confirm === true, actor: OPERATOR });
+      const report = await reconcilePayments(db, { from: str(v, "from"), to: str(v, "to"), accountId: optStr(v, "account") });
+      // A string is printed as it is (lib/cli/main.ts).
+      return v.csv === true ? reconciliationCsv(report) : report;
     },
   },
 };

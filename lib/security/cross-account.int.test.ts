@@ -709,6 +709,20 @@ const TABLE: Record<string, Row> = {
       expect(bySupport.body.data).toMatchObject({ payment_id: B.paymentId, account_id: b.accountId, status: "pending" });
     },
   },
+  "GET /auth/billing/reconciliation": {
+    ids: ["query:account_id"],
+    answer: "the caller's own lines only (B's charge, known to Stripe, is not among them); 403 for account_id; support reads B's line",
+    check: async () => {
+      const period = `from=${new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)}&to=${new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10)}`;
+      const own = await get(`/auth/billing/reconciliation?${period}`, a.accessToken);
+      expect(own.status).toBe(200);
+      expect(own.text).not.toContain(B.paymentId);
+      noLeak(own);
+      await refusesAccountId(`/auth/billing/reconciliation?${period}`);
+      const bySupport = await get(`/auth/billing/reconciliation?${period}&account_id=${b.accountId}`, support.accessToken);
+      expect(bySupport.body.data.lines.map((l: { payment_id: string; status: string }) => [l.payment_id, l.status])).toEqual([[B.paymentId, "missing_in_ledger"]]);
+    },
+  },
   "GET /auth/lookup": {
     ids: ["query:account_id", "query:id"],
     answer: "404 for each kind of B's ids (execution, search, usage event, ledger entry, session); 403 for account_id; support resolves B's execution",
@@ -776,6 +790,8 @@ beforeAll(async () => {
   const bought = await api("POST", "/auth/billing/checkout", b.accessToken, { pack: 100 });
   expect(bought.status).toBe(201);
   B.paymentId = bought.body.data.payment_id;
+  // Paid on Stripe, its webhook not delivered: B's reconciliation has a line (missing in the ledger), the payment stays pending.
+  fakeStripe.pay(bought.body.data.stripe_checkout_session_id);
   const statements = await get("/auth/credits/statements", b.accessToken);
   expect(statements.status).toBe(200);
   B.statementMonth = statements.body.data.items[0].month;

@@ -228,6 +228,7 @@ const OWN_ACCOUNT: Record<string, { status: number; /** What a member gets where
   "GET /auth/billing/config": { status: 200, send: (t) => api("GET", "/auth/billing/config", t) },
   "GET /auth/billing/payments": { status: 200, send: (t) => api("GET", "/auth/billing/payments", t) },
   "GET /auth/billing/payments/{payment_id}": { status: 200, send: (t) => api("GET", `/auth/billing/payments/${own.paymentId}`, t) },
+  "GET /auth/billing/reconciliation": { status: 200, send: (t) => api("GET", "/auth/billing/reconciliation?from=2026-01-01&to=2026-02-01", t) },
   "POST /auth/billing/checkout": { status: 201, member: 403, send: (t) => api("POST", "/auth/billing/checkout", t, { pack: 100 }) },
   // MCP: a user's access token opens a session (its `call` tool refuses it, as REST's Call does).
   "POST /mcp": { status: 200, send: (t) => mcp("POST", t, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "roles", version: "1" } } }) },
@@ -264,6 +265,7 @@ function accountIdRead(op: string, accountId: string): string {
     "GET /auth/lookup": `id=${theirs.executionId}&`,
     "GET /auth/usage/breakdown": "group_by=tool&",
     "GET /auth/usage/breakdown/export": "group_by=tool&",
+    "GET /auth/billing/reconciliation": "from=2026-01-01&to=2026-02-01&",
   };
   return `${path}?${required[op] ?? ""}account_id=${accountId}`;
 }

@@ -13,6 +13,7 @@ import { startAuthListener } from "../auth/auth-listener";
 import { startWebhookWorker } from "../webhooks/deliver";
 import { startAuditDigests } from "../audit/digests";
 import { paymentConfig } from "../billing/payment-config";
+import { startPaymentReconciliation } from "../billing/reconcile-nightly";
 
 export interface Bootstrapped {
   database: Database;
@@ -27,7 +28,8 @@ type G = typeof globalThis & { [key]?: Promise<Bootstrapped> };
  * Everything a serving process needs before its first request, done once per process (the
  * custom server and `next dev`'s API route share it): database + migrations, run-time secrets,
  * the demo catalog and seed, the admin channel (embedded database), the reservation sweeper, the
- * tool stats refresher, the webhook delivery worker and the hourly signed audit digest.
+ * tool stats refresher, the webhook delivery worker, the hourly signed audit digest and, when
+ * payments are configured, the nightly payments reconciliation.
  */
 export function bootstrap(): Promise<Bootstrapped> {
   const g = globalThis as G;
@@ -64,6 +66,13 @@ export function bootstrap(): Promise<Bootstrapped> {
       written: (o) => logger.info({ digests: o.digests.map((d) => d.name), location: o.location }, "audit digest written"),
       error: (err) => logger.error({ err: err.message }, "audit digest failed"),
     });
+    // Payments on: one instance a night matches yesterday's Stripe balance transactions to the ledger.
+    const stopReconciliation = payments
+      ? startPaymentReconciliation(db, payments, {
+          done: (o) => logger.info(o, "payments reconciled"),
+          error: (err) => logger.error({ err: err.message }, "payments reconciliation failed"),
+        })
+      : undefined;
     logger.info(payments ? { currency: payments.currency, credit_price_minor: payments.priceMinor, stripe_api: payments.api?.host ?? "api.stripe.com" } : {}, payments ? "payments through Stripe: on" : "payments through Stripe: off (STRIPE_SECRET_KEY unset)");
     return {
       database,
@@ -76,6 +85,7 @@ export function bootstrap(): Promise<Bootstrapped> {
         stopAuthListener?.();
         void webhookWorker.stop();
         stopDigests();
+        stopReconciliation?.();
       },
     };
   })();

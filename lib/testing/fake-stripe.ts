@@ -6,7 +6,10 @@ import Stripe from "stripe";
 /**
  * A local stand-in for the few Stripe endpoints Tollgate uses, good enough for the real `stripe`
  * SDK pointed at it (STRIPE_API_URL): Checkout Sessions (create, retrieve), Payment Intents
- * (retrieve, `expand[]=latest_charge`), Charges (retrieve) and Refunds (list by charge, create). It
+ * (retrieve, `expand[]=latest_charge`), Charges (retrieve), Refunds (list by charge, create) and
+ * Balance Transactions (list with `created[gte|lt]`, `limit`/`starting_after`, `expand[]=data.source`;
+ * retrieve): a charge, a succeeded refund and a lost dispute each make one, with a fee on charges
+ * (2.9 % + 30, `fee_details`), and tests add Stripe fees and payouts (`addFee`, `addPayout`). It
  * keeps the objects in memory, honours Idempotency-Key like Stripe (the same key and body answer
  * the first response; another body is an idempotency_error), records every request, and can be
  * made unreachable or slow. Tests move money with its helpers (`pay`, `refund`, `dispute`,
@@ -39,6 +42,8 @@ export interface FakeStripe {
   paymentIntents: Map<string, Json>;
   charges: Map<string, Json>;
   refunds: Map<string, Json>;
+  /** Balance transactions by id (tests may change one, e.g. its amount or `created`). */
+  balanceTransactions: Map<string, Json>;
   /** Pays an open session: its payment intent and charge (with a receipt) succeed. */
   pay(sessionId: string): { session: Json; paymentIntent: Json; charge: Json };
   /** Expires an open session. */
@@ -47,6 +52,15 @@ export interface FakeStripe {
   refund(paymentIntentId: string, amount?: number, status?: string): Json;
   /** A dispute of a payment intent's charge, in the given status (`needs_response` when opened, `lost` or `won` when closed). */
   dispute(paymentIntentId: string, status: string, amount?: number, id?: string): Json;
+  /**
+   * A succeeded payment intent and charge made on Stripe directly, with no Checkout session: e.g. a
+   * charge whose webhook never reached Tollgate (give Tollgate's metadata) or another product's.
+   */
+  charge(input: { amount: number; currency?: string; metadata?: Json }): { paymentIntent: Json; charge: Json };
+  /** A balance transaction of Stripe's own fees (`stripe_fee`, negative `amount`). */
+  addFee(amount: number, currency?: string, created?: number): Json;
+  /** A payout to the bank (`payout`, negative `amount`, its `po_…` source). */
+  addPayout(amount: number, currency?: string, created?: number): Json;
   /** A Stripe event carrying `object`. */
   event(type: string, object: Json, id?: string): Json;
   close(): Promise<void>;
@@ -97,7 +111,56 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     paymentIntents: new Map<string, Json>(),
     charges: new Map<string, Json>(),
     refunds: new Map<string, Json>(),
+    balanceTransactions: new Map<string, Json>(),
   } as FakeStripe;
+
+  /** One balance transaction: `fee` is taken from `amount`, `net` is what is left. */
+  function ledgerTxn(type: string, category: string, amount: number, currency: string, source: string | null, fee = 0, created = nowSeconds()): Json {
+    const txn: Json = {
+      id: `txn_${random(12)}`,
+      object: "balance_transaction",
+      amount,
+      currency,
+      fee,
+      fee_details: fee === 0 ? [] : [{ amount: fee, currency, type: "stripe_fee", description: "Stripe processing fees", application: null }],
+      net: amount - fee,
+      type,
+      reporting_category: category,
+      source,
+      status: "available",
+      created,
+      available_on: created,
+      description: null,
+      exchange_rate: null,
+    };
+    fake.balanceTransactions.set(String(txn.id), txn);
+    return txn;
+  }
+
+  function succeededCharge(amount: number, currency: string, metadata: Json) {
+    const intentId = `pi_${random(12)}`;
+    const chargeId = `ch_${random(12)}`;
+    const txn = ledgerTxn("charge", "charge", amount, currency, chargeId, Math.round(amount * 0.029) + 30);
+    const charge: Json = {
+      id: chargeId,
+      object: "charge",
+      amount,
+      amount_refunded: 0,
+      currency,
+      payment_intent: intentId,
+      balance_transaction: txn.id,
+      paid: true,
+      refunded: false,
+      status: "succeeded",
+      receipt_url: `https://pay.stripe.test/receipts/${chargeId}`,
+      created: nowSeconds(),
+      livemode: false,
+    };
+    const paymentIntent: Json = { id: intentId, object: "payment_intent", amount, amount_received: amount, currency, status: "succeeded", metadata, latest_charge: chargeId, created: nowSeconds(), livemode: false };
+    fake.charges.set(chargeId, charge);
+    fake.paymentIntents.set(intentId, paymentIntent);
+    return { paymentIntent, charge };
+  }
 
   const base = () => fake.url;
 
@@ -146,39 +209,15 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     const session = fake.sessions.get(sessionId);
     if (!session) throw new Error(`no session ${sessionId}`);
     if (session.status !== "open") throw new Error(`session ${sessionId} is ${String(session.status)}`);
-    const intentId = `pi_${random(12)}`;
-    const chargeId = `ch_${random(12)}`;
-    const charge: Json = {
-      id: chargeId,
-      object: "charge",
-      amount: session.amount_total,
-      amount_refunded: 0,
-      currency: session.currency,
-      payment_intent: intentId,
-      paid: true,
-      refunded: false,
-      status: "succeeded",
-      receipt_url: `https://pay.stripe.test/receipts/${chargeId}`,
-      created: nowSeconds(),
-      livemode: false,
-    };
-    const paymentIntent: Json = {
-      id: intentId,
-      object: "payment_intent",
-      amount: session.amount_total,
-      amount_received: session.amount_total,
-      currency: session.currency,
-      status: "succeeded",
-      metadata: session._intent_metadata,
-      latest_charge: chargeId,
-      created: nowSeconds(),
-      livemode: false,
-    };
-    fake.charges.set(chargeId, charge);
-    fake.paymentIntents.set(intentId, paymentIntent);
+    const { paymentIntent, charge } = succeededCharge(Number(session.amount_total), String(session.currency), session._intent_metadata as Json);
+    const intentId = paymentIntent.id;
     Object.assign(session, { status: "complete", payment_status: "paid", payment_intent: intentId });
     return { session: visible(session), paymentIntent, charge };
   };
+
+  fake.charge = ({ amount, currency = "usd", metadata = {} }) => succeededCharge(amount, currency, metadata);
+  fake.addFee = (amount, currency = "usd", created) => ledgerTxn("stripe_fee", "fee", -Math.abs(amount), currency, null, 0, created);
+  fake.addPayout = (amount, currency = "usd", created) => ledgerTxn("payout", "payout", -Math.abs(amount), currency, `po_${random(12)}`, 0, created);
 
   fake.expire = (sessionId) => {
     const session = fake.sessions.get(sessionId);
@@ -201,15 +240,25 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     if (status === "succeeded") {
       charge.amount_refunded = Number(charge.amount_refunded) + value;
       charge.refunded = charge.amount_refunded === charge.amount;
+      refund.balance_transaction = ledgerTxn("refund", "refund", -value, String(charge.currency), String(refund.id)).id;
     }
     fake.refunds.set(String(refund.id), refund);
     return refund;
   };
 
+  const disputes = new Map<string, Json>();
+  const disputeLosses = new Set<string>();
   fake.dispute = (paymentIntentId, status, amount, id) => {
     const charge = chargeOf(paymentIntentId);
-    return {
-      id: id ?? `dp_${random(12)}`,
+    const disputeId = id ?? `dp_${random(12)}`;
+    const value = amount ?? Number(charge.amount);
+    // A lost dispute keeps the money Stripe withdrew: one adjustment per dispute (played at the loss).
+    if (status === "lost" && !disputeLosses.has(disputeId)) {
+      disputeLosses.add(disputeId);
+      ledgerTxn("adjustment", "dispute", -value, String(charge.currency), disputeId);
+    }
+    const dispute: Json = {
+      id: disputeId,
       object: "dispute",
       amount: amount ?? charge.amount,
       currency: charge.currency,
@@ -220,6 +269,15 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       created: nowSeconds(),
       livemode: false,
     };
+    disputes.set(disputeId, dispute);
+    return dispute;
+  };
+
+  /** A balance transaction's `source`, expanded into its object. */
+  const sourceOf = (txn: Json): unknown => {
+    const id = txn.source === null ? null : String(txn.source);
+    if (id === null) return null;
+    return fake.charges.get(id) ?? fake.refunds.get(id) ?? disputes.get(id) ?? (id.startsWith("po_") ? { id, object: "payout", amount: -Number(txn.amount), currency: txn.currency, status: "paid" } : id);
   };
 
   fake.event = (type, object, id) => ({
@@ -256,6 +314,31 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     if (method === "GET" && (m = /^\/v1\/charges\/([\w]+)$/.exec(path))) {
       const charge = fake.charges.get(m[1]);
       return charge ? send(res, 200, charge) : invalid(res, `No such charge: '${m[1]}'`, 404);
+    }
+    if (method === "GET" && path === "/v1/balance_transactions") {
+      const created = (params.created as Json | undefined) ?? {};
+      const bound = (k: string) => (created[k] === undefined ? undefined : Number(created[k]));
+      const [gte, gt, lte, lt] = [bound("gte"), bound("gt"), bound("lte"), bound("lt")];
+      const expand = ([] as unknown[]).concat(params.expand ?? []).includes("data.source");
+      // Newest first, as Stripe lists; ties by id so pages are stable.
+      const all = [...fake.balanceTransactions.values()]
+        .filter((t) => {
+          const c = Number(t.created);
+          return (gte === undefined || c >= gte) && (gt === undefined || c > gt) && (lte === undefined || c <= lte) && (lt === undefined || c < lt);
+        })
+        .filter((t) => (params.type ? t.type === params.type : true))
+        .sort((a, b) => Number(b.created) - Number(a.created) || String(b.id).localeCompare(String(a.id)));
+      const after = params.starting_after ? all.findIndex((t) => t.id === params.starting_after) + 1 : 0;
+      const limit = Math.min(Number(params.limit ?? 10), 100);
+      const page = all.slice(after, after + limit);
+      const data = page.map((t) => (expand ? { ...t, source: sourceOf(t) } : t));
+      return send(res, 200, { object: "list", data, has_more: after + limit < all.length, url: "/v1/balance_transactions" });
+    }
+    if (method === "GET" && (m = /^\/v1\/balance_transactions\/([\w]+)$/.exec(path))) {
+      const txn = fake.balanceTransactions.get(m[1]);
+      if (!txn) return invalid(res, `No such balance_transaction: '${m[1]}'`, 404);
+      const expand = ([] as unknown[]).concat(params.expand ?? []).includes("source");
+      return send(res, 200, expand ? { ...txn, source: sourceOf(txn) } : txn);
     }
     if (method === "GET" && path === "/v1/refunds") {
       const data = [...fake.refunds.values()].filter((r) => (params.charge ? r.charge === params.charge : true) && (params.payment_intent ? r.payment_intent === params.payment_intent : true));

@@ -10,3 +10,11 @@ export type PaymentStatus = (typeof paymentStatuses)[number];
 /** What took a payment's money back: a refund (by its `re_…` id) or a dispute the operator lost (`dp_…`). */
 export const reversalKinds = ["refund", "dispute_lost"] as const;
 export type ReversalKind = (typeof reversalKinds)[number];
+
+/** A reconciliation line's status (docs/billing.md, Reconciliation): the last is payouts' and Stripe's fees', which have no ledger side. */
+export const reconcileStatuses = ["matched", "missing_in_ledger", "missing_in_stripe", "amount_differs", "no_ledger_side"] as const;
+export type ReconcileStatus = (typeof reconcileStatuses)[number];
+
+/** What a reconciliation line is: Stripe's balance transaction types as Tollgate matches them. */
+export const reconcileKinds = ["charge", "refund", "dispute_loss", "payout", "fee", "other"] as const;
+export type ReconcileKind = (typeof reconcileKinds)[number];

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { paymentStatuses, reversalKinds } from "../../vocab/payments";
+import { paymentStatuses, reconcileKinds, reconcileStatuses, reversalKinds } from "../../vocab/payments";
 import { accountId } from "../../audit/query-schemas";
 
 export const BILLING_EXTENSION =
@@ -90,3 +90,61 @@ export const StripeWebhookResultSchema = z
     ledger_entry_id: z.string().nullable(),
   })
   .openapi("StripeWebhookResult");
+
+export const ReconciliationQuerySchema = z.object({
+  from: z.string().min(1).max(40).openapi({ description: "Start of the period, included: YYYY-MM-DD (midnight UTC) or an ISO-8601 time" }),
+  to: z.string().min(1).max(40).openapi({ description: "End of the period, excluded; at most 366 days after from" }),
+  format: z.enum(["json", "csv"]).optional().openapi({ description: "csv: the report as CSV (as `Accept: text/csv` asks)" }),
+  account_id: accountId,
+});
+
+export const ReconciliationLineSchema = z
+  .object({
+    status: z.enum(reconcileStatuses).openapi({
+      description:
+        "matched; missing_in_ledger (in Stripe, not in the ledger); missing_in_stripe (in the ledger, not in Stripe); amount_differs; no_ledger_side (payouts, Stripe's fees: listed and summed)",
+    }),
+    kind: z.enum(reconcileKinds),
+    created_at: z.string(),
+    currency: z.string(),
+    amount_minor: z.number().int().nullable().openapi({ description: "Stripe's balance transaction, signed (money out negative); null when not in Stripe" }),
+    fee_minor: z.number().int().nullable(),
+    net_minor: z.number().int().nullable(),
+    stripe_source_amount_minor: z.number().int().nullable().openapi({ description: "The charge's, refund's or dispute's own amount: what is compared with ours" }),
+    ledger_amount_minor: z.number().int().nullable().openapi({ description: "Our payment's or reversal's amount, signed like Stripe's; null when we have none" }),
+    credits: z.number().nullable().openapi({ description: "Credits granted (positive) or taken back (negative)" }),
+    account_id: z.string().nullable(),
+    payment_id: z.string().nullable(),
+    reversal_id: z.string().nullable(),
+    ledger_entry_ids: z.array(z.string()),
+    stripe_balance_transaction_id: z.string().nullable(),
+    stripe_source_id: z.string().nullable(),
+    stripe_payment_intent_id: z.string().nullable(),
+    detail: z.string().nullable(),
+  })
+  .openapi("ReconciliationLine");
+
+export const ReconciliationSchema = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    account_id: z.string().nullable(),
+    generated_at: z.string(),
+    counts: z.object(Object.fromEntries(reconcileStatuses.map((s) => [s, z.number().int()])) as Record<(typeof reconcileStatuses)[number], z.ZodNumber>),
+    unmatched: z.number().int(),
+    totals: z.array(
+      z.object({
+        currency: z.string(),
+        gross_minor: z.number().int(),
+        fee_minor: z.number().int(),
+        net_minor: z.number().int(),
+        payouts_minor: z.number().int(),
+        credits_granted: z.number(),
+        credits_reversed: z.number(),
+        lines: z.number().int(),
+        unmatched: z.number().int(),
+      }),
+    ),
+    lines: z.array(ReconciliationLineSchema),
+  })
+  .openapi("PaymentReconciliation");

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, check, date, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { paymentStatuses, reversalKinds } from "../../vocab/payments";
 import { accounts } from "./accounts";
 import { createdAt, credits, tsz, updatedAt } from "./columns";
@@ -96,3 +96,20 @@ export const stripeEvents = pgTable(
   },
   (t) => [index("stripe_events_payment_idx").on(t.paymentId)],
 );
+
+/**
+ * The nightly reconciliation, one row per UTC day (lib/billing/reconcile-nightly.ts): the instance
+ * whose insert (or takeover of a claim older than the lease) returns the row runs it; the others
+ * find it claimed or finished. A lease, not a lock held in a transaction, because the run waits on
+ * Stripe and the embedded database has one connection.
+ */
+export const paymentReconciliationRuns = pgTable("payment_reconciliation_runs", {
+  day: date("day", { mode: "string" }).primaryKey(),
+  claimedAt: tsz("claimed_at"),
+  finishedAt: tsz("finished_at"),
+  attempts: integer("attempts").notNull().default(1),
+  lines: integer("lines"),
+  unmatched: integer("unmatched"),
+  notified: integer("notified"),
+  error: text("error"),
+});

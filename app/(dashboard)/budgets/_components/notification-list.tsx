@@ -19,6 +19,7 @@ const kindTone: Record<NotificationItem["kind"], Tone> = {
   credits_expiring: "amber",
   payment_disputed: "amber",
   payment_dispute_lost: "red",
+  payment_unmatched: "amber",
   webhook_test: "sky",
 };
 

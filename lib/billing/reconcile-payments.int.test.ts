@@ -1,0 +1,232 @@
+// The payments reconciliation, end to end: the real `stripe` SDK lists the local stand-in's balance
+// transactions (lib/testing/fake-stripe.ts), matched to payments, reversals and ledger rows written
+// by the real webhook on a real database behind a real HTTP server. One of each mismatch kind is
+// found; a charge whose grant never landed is applied once by the operator, and Stripe's late
+// delivery grants nothing again; the nightly run notifies each unmatched line once.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { createTestDatabase } from "../testing/database";
+import { startTestServer, type TestServer } from "../testing/server";
+import { callApi, bearer, seedAccount } from "../testing/fixtures";
+import { assertLedgerInvariants } from "../testing/invariants";
+import { parseCsv } from "../testing/csv";
+import { configurePayments, deliverStripeEvent, startFakeStripe, TEST_WEBHOOK_SECRET, type FakeStripe } from "../testing/fake-stripe";
+import { rows } from "../db/row-sql";
+import type { Database } from "../db/types";
+import { runCommand } from "../cli/commands";
+import { paymentConfigOrThrow } from "./payment-config";
+import { reconcileYesterday } from "./reconcile-nightly";
+import type { ReconciliationLine, ReconciliationReport } from "./reconcile-payments";
+
+type Seeded = Awaited<ReturnType<typeof seedAccount>>;
+type Json = ReturnType<typeof JSON.parse>;
+
+let database: Database & { url?: string };
+let server: TestServer;
+let fake: FakeStripe;
+let restore: () => void;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  fake = await startFakeStripe();
+  restore = configurePayments(fake);
+  server = await startTestServer(database);
+});
+
+afterAll(async () => {
+  restore();
+  await fake.close();
+});
+
+const api = (method: string, path: string, token: string, body?: unknown) => callApi(server.url, method, path, token, body);
+const deliver = (event: Json) => deliverStripeEvent(`${server.url}/api/v1/billing/stripe/webhook`, event, { secret: TEST_WEBHOOK_SECRET });
+const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+// Today's lines, whatever the hour: the period runs from yesterday to the day after tomorrow.
+const FROM = day(-1);
+const TO = day(2);
+const cli = (args: string[]) => runCommand(database.db, ["payments", "reconcile", ...args]);
+
+/** A purchase through the API, paid on the stand-in; `granted` delivers Stripe's payment_intent.succeeded. */
+async function purchase(owner: Seeded, credits: number, granted = true) {
+  const started = await api("POST", "/auth/billing/checkout", owner.accessToken, { credits });
+  expect(started.status, JSON.stringify(started.body)).toBe(201);
+  const paid = fake.pay(started.body.data.stripe_checkout_session_id);
+  if (granted) expect((await deliver(fake.event("payment_intent.succeeded", paid.paymentIntent))).body.data.outcome).toBe("granted");
+  const txn = [...fake.balanceTransactions.values()].find((t) => t.source === paid.charge.id)!;
+  return { paymentId: started.body.data.payment_id as string, intentId: paid.paymentIntent.id as string, chargeId: paid.charge.id as string, txnId: txn.id as string, paid };
+}
+
+/** CSV records as objects keyed by the header. */
+function parse(text: string): Record<string, string>[] {
+  const [header, ...data] = parseCsv(text);
+  return data.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i]])));
+}
+
+const lineOf = (report: ReconciliationReport, key: Partial<ReconciliationLine>) =>
+  report.lines.filter((l) => Object.entries(key).every(([k, v]) => (l as unknown as Record<string, unknown>)[k] === v));
+
+async function grants(paymentId: string) {
+  return rows<{ id: string }>(await database.db.execute(sql`SELECT id FROM credits_ledger WHERE entry_type = 'grant_payment_recharge' AND source_ref_id = ${paymentId}`));
+}
+
+describe("the payments reconciliation", () => {
+  let owner: Seeded;
+  let other: Seeded;
+  let matched: Awaited<ReturnType<typeof purchase>>;
+  let otherMatched: Awaited<ReturnType<typeof purchase>>;
+
+  beforeAll(async () => {
+    owner = await seedAccount(database.db);
+    other = await seedAccount(database.db);
+    matched = await purchase(owner, 100);
+    otherMatched = await purchase(other, 300);
+  });
+
+  it("finds one of each kind: matched charge, a charge without its grant, a grant without its charge, an amount that differs, a matched refund, fees and a payout, totals per currency", async () => {
+    const ungranted = await purchase(owner, 500, false);
+    const vanished = await purchase(owner, 200);
+    fake.balanceTransactions.delete(vanished.txnId);
+    const differs = await purchase(owner, 400);
+    // Stripe took another amount than the payment says (e.g. a capture of less).
+    fake.charges.get(differs.chargeId)!.amount = 399;
+    Object.assign(fake.balanceTransactions.get(differs.txnId)!, { amount: 399, net: 399 - Number(fake.balanceTransactions.get(differs.txnId)!.fee) });
+    const refund = fake.refund(matched.intentId, 40);
+    expect((await deliver(fake.event("refund.created", refund))).body.data.outcome).toBe("reversed");
+    const fee = fake.addFee(150);
+    const payout = fake.addPayout(1000);
+    const foreign = fake.charge({ amount: 2500, currency: "eur" });
+
+    const report = (await cli(["--from", FROM, "--to", TO])) as ReconciliationReport;
+    expect(report).toMatchObject({ from: `${FROM}T00:00:00.000Z`, to: `${TO}T00:00:00.000Z`, account_id: null });
+    const feeOf = (minor: number) => Math.round(minor * 0.029) + 30;
+
+    expect(lineOf(report, { stripe_balance_transaction_id: matched.txnId })).toEqual([
+      expect.objectContaining({ status: "matched", kind: "charge", amount_minor: 100, fee_minor: feeOf(100), net_minor: 100 - feeOf(100), ledger_amount_minor: 100, credits: 100, account_id: owner.accountId, payment_id: matched.paymentId, stripe_source_id: matched.chargeId, stripe_payment_intent_id: matched.intentId, ledger_entry_ids: (await grants(matched.paymentId)).map((g) => g.id) }),
+    ]);
+    expect(lineOf(report, { stripe_balance_transaction_id: ungranted.txnId })).toEqual([
+      expect.objectContaining({ status: "missing_in_ledger", kind: "charge", amount_minor: 500, ledger_amount_minor: 500, credits: 500, account_id: owner.accountId, payment_id: ungranted.paymentId, ledger_entry_ids: [] }),
+    ]);
+    expect(lineOf(report, { payment_id: vanished.paymentId })).toEqual([
+      expect.objectContaining({ status: "missing_in_stripe", kind: "charge", amount_minor: null, ledger_amount_minor: 200, credits: 200, account_id: owner.accountId, stripe_balance_transaction_id: null, stripe_payment_intent_id: vanished.intentId, ledger_entry_ids: (await grants(vanished.paymentId)).map((g) => g.id) }),
+    ]);
+    expect(lineOf(report, { stripe_balance_transaction_id: differs.txnId })).toEqual([
+      expect.objectContaining({ status: "amount_differs", amount_minor: 399, stripe_source_amount_minor: 399, ledger_amount_minor: 400, payment_id: differs.paymentId }),
+    ]);
+    const reversal = rows<{ id: string; ledger_entry_id: string }>(await database.db.execute(sql`SELECT id, ledger_entry_id FROM payment_reversals WHERE stripe_id = ${refund.id as string}`))[0];
+    expect(lineOf(report, { stripe_source_id: refund.id as string })).toEqual([
+      expect.objectContaining({ status: "matched", kind: "refund", amount_minor: -40, ledger_amount_minor: -40, credits: -40, reversal_id: reversal.id, ledger_entry_ids: [reversal.ledger_entry_id], payment_id: matched.paymentId, stripe_payment_intent_id: matched.intentId }),
+    ]);
+    expect(lineOf(report, { stripe_balance_transaction_id: fee.id as string })).toEqual([expect.objectContaining({ status: "no_ledger_side", kind: "fee", amount_minor: -150, account_id: null })]);
+    expect(lineOf(report, { stripe_balance_transaction_id: payout.id as string })).toEqual([expect.objectContaining({ status: "no_ledger_side", kind: "payout", amount_minor: -1000, stripe_source_id: payout.source })]);
+    expect(lineOf(report, { stripe_source_id: foreign.charge.id as string })).toEqual([expect.objectContaining({ status: "missing_in_ledger", currency: "eur", account_id: null, payment_id: null })]);
+    expect(lineOf(report, { payment_id: otherMatched.paymentId })).toEqual([expect.objectContaining({ status: "matched", account_id: other.accountId })]);
+
+    expect(report.counts).toEqual({ matched: 3, missing_in_ledger: 2, missing_in_stripe: 1, amount_differs: 1, no_ledger_side: 2 });
+    expect(report.unmatched).toBe(4);
+    // usd: charges 100 + 300 + 500 + 399, refund −40; fees on the four charges and Stripe's 150; payouts apart.
+    const usdFees = feeOf(100) + feeOf(300) + feeOf(500) + feeOf(400) + 150;
+    expect(report.totals).toEqual([
+      { currency: "eur", gross_minor: 2500, fee_minor: feeOf(2500), net_minor: 2500 - feeOf(2500), payouts_minor: 0, credits_granted: 0, credits_reversed: 0, lines: 1, unmatched: 1 },
+      { currency: "usd", gross_minor: 1259, fee_minor: usdFees, net_minor: 1259 - usdFees, payouts_minor: -1000, credits_granted: 100 + 300 + 400 + 200, credits_reversed: 40, lines: 8, unmatched: 3 },
+    ]);
+
+    // One account's report: its lines only (no fees, payouts, other accounts or other products).
+    const own = (await cli(["--from", FROM, "--to", TO, "--account", owner.accountId])) as ReconciliationReport;
+    expect(new Set(own.lines.map((l) => l.account_id))).toEqual(new Set([owner.accountId]));
+    expect(own.counts).toEqual({ matched: 2, missing_in_ledger: 1, missing_in_stripe: 1, amount_differs: 1, no_ledger_side: 0 });
+
+    // CSV: the same lines and a total per currency, parsed back.
+    const csv = (await cli(["--from", FROM, "--to", TO, "--csv"])) as string;
+    const records = parse(csv);
+    expect(records.filter((r) => r.record === "line")).toHaveLength(report.lines.length);
+    expect(records.filter((r) => r.record === "total").map((r) => [r.currency, r.amount_minor, r.fee_minor])).toEqual([
+      ["eur", "2500", String(feeOf(2500))],
+      ["usd", "1259", String(usdFees)],
+    ]);
+    expect(records.find((r) => r.stripe_balance_transaction_id === ungranted.txnId)).toMatchObject({ status: "missing_in_ledger", payment_id: ungranted.paymentId, account_id: owner.accountId });
+  });
+
+  it("a charge whose grant never landed is applied by the operator once, named in the activity log, and Stripe's late delivery grants nothing again", async () => {
+    const lost = await purchase(owner, 250, false);
+    expect(await grants(lost.paymentId)).toEqual([]);
+    // Without --confirm: what it would grant, nothing written.
+    expect(await cli(["--apply", lost.txnId])).toMatchObject({ outcome: "would_grant", payment_id: lost.paymentId, account_id: owner.accountId, credits: "250", amount_minor: 250, ledger_entry_id: null });
+    expect(await grants(lost.paymentId)).toEqual([]);
+    const applied = (await cli(["--apply", lost.txnId, "--confirm"])) as { outcome: string; ledger_entry_id: string };
+    expect(applied.outcome).toBe("granted");
+    expect((await grants(lost.paymentId)).map((g) => g.id)).toEqual([applied.ledger_entry_id]);
+    const activity = rows<{ actor_type: string; action: string }>(
+      await database.db.execute(sql`SELECT actor_type, action FROM account_activity WHERE account_id = ${owner.accountId} AND action = 'credits.granted' AND object_id = ${applied.ledger_entry_id}`),
+    );
+    expect(activity).toEqual([{ actor_type: "operator", action: "credits.granted" }]);
+    // Applying again, by the payment intent this time: nothing to do.
+    expect(await cli(["--apply", lost.intentId, "--confirm"])).toMatchObject({ outcome: "already_granted", ledger_entry_id: applied.ledger_entry_id });
+    // Stripe's own events arrive late: the payment is granted already.
+    expect((await deliver(fake.event("checkout.session.completed", lost.paid.session))).body.data.outcome).toBe("duplicate_grant");
+    expect((await deliver(fake.event("payment_intent.succeeded", lost.paid.paymentIntent))).body.data.outcome).toBe("duplicate_grant");
+    expect(await grants(lost.paymentId)).toHaveLength(1);
+    const report = (await cli(["--from", FROM, "--to", TO, "--account", owner.accountId])) as ReconciliationReport;
+    expect(lineOf(report, { stripe_balance_transaction_id: lost.txnId })).toEqual([expect.objectContaining({ status: "matched", ledger_entry_ids: [applied.ledger_entry_id] })]);
+    await assertLedgerInvariants(database.db, owner.accountId);
+    // Something that is not a purchase is refused, and an unknown id is not found.
+    const foreign = fake.charge({ amount: 700 });
+    await expect(cli(["--apply", foreign.paymentIntent.id as string, "--confirm"])).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(cli(["--apply", "pi_doesnotexist"])).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("the API: an owner reads their account's lines only, another owner does not see them, support reads with account_id (logged), CSV by format or Accept", async () => {
+    const own = await api("GET", `/auth/billing/reconciliation?from=${FROM}&to=${TO}`, owner.accessToken);
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    const lines = own.body.data.lines as ReconciliationLine[];
+    expect(lines.length).toBeGreaterThan(0);
+    expect(new Set(lines.map((l) => l.account_id))).toEqual(new Set([owner.accountId]));
+    expect(lines.some((l) => l.payment_id === otherMatched.paymentId)).toBe(false);
+    expect(own.body.data.totals.map((t: Json) => t.currency)).toEqual(["usd"]);
+
+    const theirs = await api("GET", `/auth/billing/reconciliation?from=${FROM}&to=${TO}`, other.accessToken);
+    expect((theirs.body.data.lines as ReconciliationLine[]).map((l) => [l.status, l.payment_id])).toEqual([["matched", otherMatched.paymentId]]);
+    expect((await api("GET", `/auth/billing/reconciliation?from=${FROM}&to=${TO}&account_id=${owner.accountId}`, other.accessToken)).status).toBe(403);
+
+    const support = await seedAccount(database.db, { role: "support" });
+    const bySupport = await api("GET", `/auth/billing/reconciliation?from=${FROM}&to=${TO}&account_id=${owner.accountId}`, support.accessToken);
+    expect(bySupport.status).toBe(200);
+    expect(bySupport.body.data.lines).toHaveLength(lines.length);
+    const logged = rows(await database.db.execute(sql`SELECT 1 FROM support_access_log WHERE user_id = ${support.userId} AND target_account_id = ${owner.accountId} AND resource = 'GET /auth/billing/reconciliation'`));
+    expect(logged).toHaveLength(1);
+
+    for (const [query, headers] of [["&format=csv", {}], ["", { accept: "text/csv" }]] as const) {
+      const res = await fetch(`${server.url}/api/v1/auth/billing/reconciliation?from=${FROM}&to=${TO}${query}`, { headers: { ...bearer(owner.accessToken), ...headers } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toContain("text/csv");
+      const records = parse(await res.text());
+      expect(records.filter((r) => r.record === "line").map((r) => r.account_id)).toEqual(lines.map(() => owner.accountId));
+    }
+
+    expect((await api("GET", `/auth/billing/reconciliation?from=${TO}&to=${FROM}`, owner.accessToken)).status).toBe(400);
+    expect((await api("GET", `/auth/billing/reconciliation?from=2026-13-01&to=${TO}`, owner.accessToken)).status).toBe(400);
+  });
+
+  it("the nightly run notifies each unmatched line of an account once, and a second run repeats nothing", async () => {
+    const notes = async (s: Seeded) =>
+      rows<{ claim_key: string; payload: Json }>(await database.db.execute(sql`SELECT claim_key, payload FROM notifications WHERE account_id = ${s.accountId} AND kind = 'payment_unmatched' ORDER BY claim_key`));
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    const report = (await cli(["--from", day(0), "--to", day(1), "--account", owner.accountId])) as ReconciliationReport;
+    const first = await reconcileYesterday(database.db, paymentConfigOrThrow(), tomorrow);
+    expect(first).toMatchObject({ status: "reconciled", day: day(0) });
+    const written = await notes(owner);
+    expect(written).toHaveLength(report.unmatched);
+    expect(report.unmatched).toBeGreaterThanOrEqual(3);
+    expect(written.map((n) => n.payload.status).sort()).toEqual(report.lines.filter((l) => ["missing_in_ledger", "missing_in_stripe", "amount_differs"].includes(l.status)).map((l) => l.status).sort());
+    expect(await notes(other)).toEqual([]);
+    // The owner's notification list shows them, with their webhook event type.
+    const listed = (await api("GET", "/auth/notifications", owner.accessToken)).body.data.items as { kind: string; event_type: string }[];
+    expect(listed.filter((n) => n.kind === "payment_unmatched").every((n) => n.event_type === "payment.unmatched")).toBe(true);
+
+    expect(await reconcileYesterday(database.db, paymentConfigOrThrow(), tomorrow)).toMatchObject({ status: "finished_before", day: day(0) });
+    expect(await notes(owner)).toHaveLength(written.length);
+    // Run again anyway (the day's row forgotten): the same findings are not notified twice.
+    await database.db.execute(sql`DELETE FROM payment_reconciliation_runs WHERE day = ${day(0)}::date`);
+    expect(await reconcileYesterday(database.db, paymentConfigOrThrow(), tomorrow)).toMatchObject({ status: "reconciled", notified: 0 });
+    expect(await notes(owner)).toHaveLength(written.length);
+  });
+});
