@@ -42,7 +42,13 @@ export function AuditTable<T extends { id: string; created_at: string }>({
       column.accessor((row) => row.created_at, {
         id: "created_at",
         header: () => t("usage.colTime", { tz: timeZone }),
-        cell: (info) => <span className="whitespace-nowrap tabular-nums text-zinc-700">{formatDateTime(info.getValue(), timeZone)}</span>,
+        // Below 1440 px the date and the time take two lines (they wrap at their space), so a page
+        // of 1280 px holds every column and the Details button without scrolling sideways.
+        cell: (info) => (
+          <time dateTime={info.getValue()} className="whitespace-nowrap tabular-nums text-zinc-700 sm:inline-block sm:max-w-[5.75rem] sm:whitespace-normal min-[1440px]:max-w-none min-[1440px]:whitespace-nowrap">
+            {formatDateTime(info.getValue(), timeZone)}
+          </time>
+        ),
         meta: { primary: true },
       }),
       ...columns,

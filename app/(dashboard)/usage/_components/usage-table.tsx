@@ -24,14 +24,14 @@ export function UsageTable(props: AuditRowsProps<UsageEventItem>) {
         cell: (info) => (
           <span className="flex min-w-0 flex-col">
             <span className="font-mono text-xs text-zinc-800">{info.getValue()}</span>
-            {info.row.original.tool_id && <ToolLabel name={info.row.original.tool_name} id={info.row.original.tool_id} className="max-w-[13rem]" />}
+            {info.row.original.tool_id && <ToolLabel name={info.row.original.tool_name} id={info.row.original.tool_id} className="max-w-[12rem]" />}
             {info.row.original.execution_id && (
               <Link href={executionHref(info.row.original.execution_id, account)} className="font-mono text-[11px] text-indigo-700 hover:underline" title={info.row.original.execution_id}>
                 {shortId(info.row.original.execution_id)}
               </Link>
             )}
             {info.row.original.run_id && (
-              <Link href={runHref(info.row.original.run_id, account)} className="max-w-[13rem] truncate text-[11px] text-indigo-700 hover:underline" title={info.row.original.run_id} data-testid="usage-run-link">
+              <Link href={runHref(info.row.original.run_id, account)} className="max-w-[12rem] truncate text-[11px] text-indigo-700 hover:underline" title={info.row.original.run_id} data-testid="usage-run-link">
                 {t("run.linkLabel", { id: info.row.original.run_id })}
               </Link>
             )}
@@ -46,15 +46,15 @@ export function UsageTable(props: AuditRowsProps<UsageEventItem>) {
           if (e.api_key_id)
             return (
               <span className="flex min-w-0 flex-col" title={e.api_key_id} data-testid="usage-key">
-                <span className="max-w-[10rem] truncate text-sm text-zinc-900">{info.getValue() ?? t("usage.removedKey")}</span>
-                <code className="max-w-[10rem] truncate font-mono text-[11px] text-zinc-500">{shortId(e.api_key_id)}</code>
+                <span className="max-w-[8.5rem] truncate text-sm text-zinc-900">{info.getValue() ?? t("usage.removedKey")}</span>
+                <code className="max-w-[8.5rem] truncate font-mono text-[11px] text-zinc-500">{shortId(e.api_key_id)}</code>
               </span>
             );
           if (e.oauth_client_id)
             return (
               <span className="flex min-w-0 flex-col" title={e.oauth_client_id}>
                 <span className="text-sm text-zinc-700">{t("usage.delegated")}</span>
-                <code className="max-w-[10rem] truncate font-mono text-[11px] text-zinc-500">{e.oauth_client_id}</code>
+                <code className="max-w-[8.5rem] truncate font-mono text-[11px] text-zinc-500">{e.oauth_client_id}</code>
               </span>
             );
           return <span className="text-zinc-500">—</span>;
