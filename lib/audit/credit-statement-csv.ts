@@ -62,5 +62,11 @@ export function statementCsv(s: CreditStatement): string {
   for (const [item, amount] of figures) line(["reconciliation", item, "total", amount, null, null]);
   line(["reconciliation", "reconciled", null, null, null, r.reconciled ? "true" : "false"]);
   for (const p of r.problems) line(["reconciliation", `problem:${p.ledger_entry_id}`, "total", p.difference_credits, null, `${p.problem} (seq ${p.seq}, expected ${p.expected_credits})`]);
+  for (const p of b.payments ?? []) {
+    line(["payments", p.payment_id, "paid", p.credits, null, `${p.amount_minor} ${p.currency}; payment intent ${p.stripe_payment_intent_id ?? "-"}; ledger ${p.ledger_entry_id}`]);
+  }
+  for (const v of b.payment_reversals ?? []) {
+    line(["payment_reversals", v.stripe_id, "paid", v.credits_taken, v.ledger_entry_ids.length, `${v.kind} of ${v.payment_id}: ${v.amount_minor} ${v.currency}, ${v.credits} credits in all; ledger ${v.ledger_entry_ids.join(" ") || "-"}`]);
+  }
   return csv;
 }

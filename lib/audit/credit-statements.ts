@@ -82,6 +82,34 @@ export interface Reconciliation {
   problem_rows: number;
 }
 
+/** A purchase through Stripe whose grant is one of the month's ledger rows. */
+export interface StatementPayment {
+  payment_id: string;
+  stripe_payment_intent_id: string | null;
+  amount_minor: number;
+  currency: string;
+  credits: string;
+  ledger_entry_id: string;
+  succeeded_at: string | null;
+}
+
+/** A refund or lost dispute recorded in the month, or whose credits the month's rows took (a debt settled later). */
+export interface StatementPaymentReversal {
+  reversal_id: string;
+  kind: string;
+  /** Stripe's refund (`re_…`) or dispute (`dp_…`) id. */
+  stripe_id: string;
+  payment_id: string;
+  amount_minor: number;
+  currency: string;
+  /** What the reversal takes back in all. */
+  credits: string;
+  /** What the month's `consume_payment_refund` rows took of it. */
+  credits_taken: string;
+  ledger_entry_ids: string[];
+  created_at: string;
+}
+
 export interface StatementBody {
   account_id: string;
   account_name: string;
@@ -101,6 +129,12 @@ export interface StatementBody {
   expiries: StatementSection;
   closing: KindAmounts;
   reconciliation: Reconciliation;
+  /**
+   * The month's payments and reversals by id (docs/billing.md, Reconciliation). Absent from the
+   * stored bodies of months made final before they were listed: a final statement keeps its body.
+   */
+  payments?: StatementPayment[];
+  payment_reversals?: StatementPaymentReversal[];
 }
 
 export interface CreditStatement {
@@ -373,7 +407,57 @@ async function computeStatement(db: Db, accountId: string, accountName: string, 
              (SELECT count(*)::int FROM problems) AS problem_rows
         FROM cut c, kinds k`),
   )[0];
-  return assemble(r, { accountId, accountName, tz, bounds });
+  return { ...assemble(r, { accountId, accountName, tz, bounds }), ...(await paymentsOf(db, accountId, r, bounds)) };
+}
+
+/** The month's grants of Stripe payments and the reversals recorded in it or taken by its rows, by id, in ledger order. */
+async function paymentsOf(db: Db, accountId: string, r: Computed, bounds: MonthBounds): Promise<Pick<StatementBody, "payments" | "payment_reversals">> {
+  const inMonth = sql`l.account_id = ${accountId} AND l.seq > ${r.open_seq}::bigint AND l.seq <= ${r.close_seq}::bigint AND l.source_system = 'stripe'`;
+  const payments = rows<{ id: string; pi: string | null; amount_minor: string | number; currency: string; credits: string; ledger_entry_id: string; succeeded_at: string | null }>(
+    await db.execute(sql`
+      SELECT p.id, p.stripe_payment_intent_id AS pi, p.amount_minor, p.currency, p.credits::text AS credits, l.id AS ledger_entry_id,
+             to_char(p.succeeded_at AT TIME ZONE 'UTC', ${sql.raw(ISO)}) AS succeeded_at
+        FROM credits_ledger l JOIN payments p ON p.id = l.source_ref_id AND p.account_id = l.account_id
+       WHERE ${inMonth} AND l.entry_type = 'grant_payment_recharge'
+       ORDER BY l.seq`),
+  );
+  const reversals = rows<{ id: string; kind: string; stripe_id: string; payment_id: string; amount_minor: string | number; currency: string; credits: string; taken: string; ledger_ids: string[] | null; created_at: string }>(
+    await db.execute(sql`
+      WITH taken AS (
+        SELECT l.source_ref_id AS reversal_id, sum(-l.amount_credits) AS taken, array_agg(l.id ORDER BY l.seq) AS ledger_ids, min(l.seq) AS first_seq
+          FROM credits_ledger l
+         WHERE ${inMonth} AND l.entry_type = 'consume_payment_refund' AND l.source_ref_type = 'payment_reversal'
+         GROUP BY l.source_ref_id)
+      SELECT v.id, v.kind, v.stripe_id, v.payment_id, v.amount_minor, v.currency, v.credits::text AS credits, coalesce(t.taken, 0)::text AS taken, t.ledger_ids,
+             to_char(v.created_at AT TIME ZONE 'UTC', ${sql.raw(ISO)}) AS created_at
+        FROM payment_reversals v LEFT JOIN taken t ON t.reversal_id = v.id
+       WHERE v.account_id = ${accountId}
+         AND (t.reversal_id IS NOT NULL OR (v.created_at >= ${bounds.period_start}::timestamptz AND v.created_at < ${bounds.period_end}::timestamptz))
+       ORDER BY v.created_at, v.id`),
+  );
+  return {
+    payments: payments.map((p) => ({
+      payment_id: p.id,
+      stripe_payment_intent_id: p.pi,
+      amount_minor: Number(p.amount_minor),
+      currency: p.currency,
+      credits: out(dec(p.credits)),
+      ledger_entry_id: p.ledger_entry_id,
+      succeeded_at: p.succeeded_at,
+    })),
+    payment_reversals: reversals.map((v) => ({
+      reversal_id: v.id,
+      kind: v.kind,
+      stripe_id: v.stripe_id,
+      payment_id: v.payment_id,
+      amount_minor: Number(v.amount_minor),
+      currency: v.currency,
+      credits: out(dec(v.credits)),
+      credits_taken: out(dec(v.taken)),
+      ledger_entry_ids: v.ledger_ids ?? [],
+      created_at: v.created_at,
+    })),
+  };
 }
 
 const dec = (v: string | null | undefined) => credits(v ?? "0");

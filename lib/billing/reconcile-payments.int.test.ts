@@ -206,6 +206,26 @@ describe("the payments reconciliation", () => {
     expect((await api("GET", `/auth/billing/reconciliation?from=2026-13-01&to=${TO}`, owner.accessToken)).status).toBe(400);
   });
 
+  it("the month's statement lists its payments (intent, amount, credits, grant row) and refunds by id, as CSV too", async () => {
+    const month = new Date().toISOString().slice(0, 7);
+    const res = await api("GET", `/auth/credits/statements/${month}`, other.accessToken);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [grant] = await grants(otherMatched.paymentId);
+    expect(res.body.data.payments).toEqual([
+      expect.objectContaining({ payment_id: otherMatched.paymentId, stripe_payment_intent_id: otherMatched.intentId, amount_minor: 300, currency: "usd", credits: 300, ledger_entry_id: grant.id }),
+    ]);
+    expect(res.body.data.payment_reversals).toEqual([]);
+    const mine = (await api("GET", `/auth/credits/statements/${month}`, owner.accessToken)).body.data;
+    expect(mine.payments.map((p: Json) => p.payment_id)).toContain(matched.paymentId);
+    const reversal = rows<{ id: string; stripe_id: string; ledger_entry_id: string }>(await database.db.execute(sql`SELECT id, stripe_id, ledger_entry_id FROM payment_reversals WHERE payment_id = ${matched.paymentId}`))[0];
+    expect(mine.payment_reversals).toEqual([
+      expect.objectContaining({ reversal_id: reversal.id, kind: "refund", stripe_id: reversal.stripe_id, payment_id: matched.paymentId, amount_minor: 40, credits: 40, credits_taken: 40, ledger_entry_ids: [reversal.ledger_entry_id] }),
+    ]);
+    const csv = await fetch(`${server.url}/api/v1/auth/credits/statements/${month}/export`, { headers: bearer(other.accessToken) });
+    const records = parseCsv(await csv.text());
+    expect(records.filter((r) => r[0] === "payments")).toEqual([["payments", otherMatched.paymentId, "paid", "300", "", `300 usd; payment intent ${otherMatched.intentId}; ledger ${grant.id}`]]);
+  });
+
   it("the nightly run notifies each unmatched line of an account once, and a second run repeats nothing", async () => {
     const notes = async (s: Seeded) =>
       rows<{ claim_key: string; payload: Json }>(await database.db.execute(sql`SELECT claim_key, payload FROM notifications WHERE account_id = ${s.accountId} AND kind = 'payment_unmatched' ORDER BY claim_key`));

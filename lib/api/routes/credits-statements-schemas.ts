@@ -89,6 +89,37 @@ export const CreditStatementSchema = z
       ),
       problem_rows: z.number().int(),
     }),
+    payments: z
+      .array(
+        z.object({
+          payment_id: z.string(),
+          stripe_payment_intent_id: z.string().nullable(),
+          amount_minor: z.number().int(),
+          currency: z.string(),
+          credits: z.number(),
+          ledger_entry_id: z.string().openapi({ description: "The grant's `grant_payment_recharge` row, one of the month's" }),
+          succeeded_at: z.string().nullable(),
+        }),
+      )
+      .optional()
+      .openapi({ description: "The month's purchases through Stripe, by the grant's ledger row; absent from statements made final before payments were listed" }),
+    payment_reversals: z
+      .array(
+        z.object({
+          reversal_id: z.string(),
+          kind: z.string().openapi({ description: "refund or dispute_lost" }),
+          stripe_id: z.string().openapi({ description: "Stripe's refund (`re_…`) or dispute (`dp_…`) id" }),
+          payment_id: z.string(),
+          amount_minor: z.number().int(),
+          currency: z.string(),
+          credits: z.number().openapi({ description: "What the reversal takes back in all" }),
+          credits_taken: z.number().openapi({ description: "What the month's `consume_payment_refund` rows took of it" }),
+          ledger_entry_ids: z.array(z.string()),
+          created_at: z.string(),
+        }),
+      )
+      .optional()
+      .openapi({ description: "Refunds and lost disputes recorded in the month or taken by its rows; absent like payments" }),
     final: z.boolean().openapi({ description: "The month has ended in time_zone and all its hours are sealed: stored, immutable, served as stored" }),
     content_hash: z.string().nullable().openapi({ description: "SHA-256 (hex) of the stored statement's canonical JSON (sorted keys, amounts as exact decimal strings); null while open" }),
     finalized_at: z.string().nullable(),
@@ -131,6 +162,8 @@ export function statementResponse(s: CreditStatement): CreditStatementResponse {
     refunds: sectionNumbers(b.refunds),
     expiries: sectionNumbers(b.expiries),
     closing: kindNumbers(b.closing),
+    payments: b.payments?.map((p) => ({ ...p, credits: num(p.credits) })),
+    payment_reversals: b.payment_reversals?.map((v) => ({ ...v, credits: num(v.credits), credits_taken: num(v.credits_taken) })),
     reconciliation: {
       ...r,
       opening_credits: num(r.opening_credits),
