@@ -71,7 +71,7 @@ test("an owner buys a pack through Checkout, waits for Stripe's confirmation, an
   // An amount the server would refuse is refused here first.
   await page.getByTestId("buy-amount").fill("10");
   await page.getByTestId("buy-button").click();
-  await expect(buy.getByRole("alert")).toHaveText("Enter a number of credits from 50 to 100000.");
+  await expect(buy.getByRole("alert")).toHaveText("Enter a number of credits from 50 to 100,000.");
 
   await buy.getByTestId("pack").filter({ hasText: "500 credits" }).click();
   await expect(page.getByTestId("buy-button")).toHaveText("Buy for $5.00");

@@ -8,6 +8,9 @@ describe("money on the Billing page", () => {
     expect(formatMoney(123456789012345, "usd", "en-US")).toBe("$1,234,567,890,123.45");
     expect(formatMoney(500, "jpy", "en-US")).toBe("¥500");
     expect(formatMoney(1250, "eur", "zh-CN")).toBe("€12.50");
+    expect(formatMoney("0.5", "usd", "en-US")).toBe("$0.005");
+    expect(formatMoney("12.25", "usd", "en-US")).toBe("$0.1225");
+    expect(formatMoney(-250, "usd", "en-US")).toBe("-$2.50");
     expect(minorDigits("usd")).toBe(2);
     expect(minorDigits("jpy")).toBe(0);
   });

@@ -39,17 +39,23 @@ export function minorDigits(currency: string): number {
 }
 
 /**
- * An amount of money given in minor units (an integer), in the page's language: "$12.50",
- * "US$12.50". The number is formatted from its exact decimal text, never through a float.
+ * An amount of money given in minor units — an integer, or an exact decimal string for a price per
+ * credit below a cent ("0.5") — in the page's language: "$12.50", "US$0.005". The number is
+ * formatted from its exact decimal text, never through a float.
  */
-export function formatMoney(minor: number, currency: string, locale: string): string {
+export function formatMoney(minor: number | string, currency: string, locale: string): string {
   const digits = minorDigits(currency);
-  const negative = minor < 0;
-  const text = String(Math.abs(Math.trunc(minor))).padStart(digits + 1, "0");
-  const decimal = digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
-  const formatter = new Intl.NumberFormat(locale, { style: "currency", currency: currency.toUpperCase(), minimumFractionDigits: digits });
+  const text = typeof minor === "number" ? String(Math.trunc(minor)) : minor.trim();
+  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!m) return text;
+  const [, sign, whole, fraction = ""] = m;
+  const padded = whole.padStart(digits + 1, "0");
+  const major = digits === 0 ? padded : padded.slice(0, -digits);
+  const cents = (digits === 0 ? "" : padded.slice(-digits)) + fraction;
+  const decimal = cents ? `${sign}${major}.${cents}` : `${sign}${major}`;
+  const formatter = new Intl.NumberFormat(locale, { style: "currency", currency: currency.toUpperCase(), minimumFractionDigits: digits, maximumFractionDigits: Math.max(digits, cents.replace(/0+$/, "").length) });
   // Intl formats a decimal string exactly (ECMA-402 2023); TypeScript's lib types only numbers.
-  return formatter.format(`${negative ? "-" : ""}${decimal}` as unknown as number);
+  return formatter.format(decimal as unknown as number);
 }
 
 /**

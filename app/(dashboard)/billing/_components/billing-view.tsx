@@ -13,7 +13,7 @@ import { Card } from "@/components/ui/card";
 import { FieldLabel, TextInput } from "@/components/ui/form-controls";
 import { EmptyState, LoadingBlock, Notice } from "@/components/ui/states";
 import { billingConfigQueryKey, fetchBillingConfig, fetchPayment, fetchPayments, formatMoney, priceMinor, startCheckout, type BillingConfig, type Payment } from "@/lib/dashboard/billing";
-import { formatCreditsUnit, formatDateTime } from "@/lib/dashboard/format";
+import { formatCount, formatCreditsUnit, formatDateTime } from "@/lib/dashboard/format";
 import { ledgerEntryHref, useAccountInView } from "@/lib/dashboard/links";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 import { pagingParams, useUrlParams } from "@/lib/dashboard/url-state";
@@ -124,7 +124,7 @@ function BuyCredits({ config }: { config: BillingConfig }) {
     <Card className="p-4 sm:p-5" data-testid="buy-credits">
       <h2 className="text-base font-semibold text-zinc-900">{t("billing.buyTitle")}</h2>
       <p className="mt-1 text-sm text-zinc-600">
-        {t("billing.priceLine", { price: formatMoney(Number(config.credit_price_minor) || 0, currency, locale), min: config.min_credits ?? 0, max: config.max_credits ?? 0 })}
+        {t("billing.priceLine", { price: formatMoney(config.credit_price_minor, currency, locale), min: formatCount(config.min_credits ?? 0, locale), max: formatCount(config.max_credits ?? 0, locale) })}
       </p>
       {config.debt_credits > 0 && (
         <div className="mt-3">
@@ -162,7 +162,7 @@ function BuyCredits({ config }: { config: BillingConfig }) {
           </fieldset>
         )}
         <div className="max-w-xs">
-          <FieldLabel htmlFor={ids.amount} hint={t("billing.amountHint", { min: config.min_credits ?? 0, max: config.max_credits ?? 0 })}>
+          <FieldLabel htmlFor={ids.amount} hint={t("billing.amountHint", { min: formatCount(config.min_credits ?? 0, locale), max: formatCount(config.max_credits ?? 0, locale) })}>
             {t("billing.amount")}
           </FieldLabel>
           <TextInput
@@ -178,7 +178,7 @@ function BuyCredits({ config }: { config: BillingConfig }) {
           />
           {checked && !valid && (
             <p className="mt-1 text-sm text-red-700" role="alert">
-              {!inBounds ? t("billing.amountOutOfBounds", { min: config.min_credits ?? 0, max: config.max_credits ?? 0 }) : t("billing.amountNotWhole")}
+              {!inBounds ? t("billing.amountOutOfBounds", { min: formatCount(config.min_credits ?? 0, locale), max: formatCount(config.max_credits ?? 0, locale) }) : t("billing.amountNotWhole")}
             </p>
           )}
         </div>
