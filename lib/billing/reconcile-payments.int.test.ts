@@ -249,4 +249,35 @@ describe("the payments reconciliation", () => {
     expect(await reconcileYesterday(database.db, paymentConfigOrThrow(), tomorrow)).toMatchObject({ status: "reconciled", notified: 0 });
     expect(await notes(owner)).toHaveLength(written.length);
   });
+
+  it("disputes: an open one's withdrawal has no ledger side, a won one's reinstatement neither; a lost one matches its reversal, even when Stripe withdrew in an earlier period", async () => {
+    const third = await seedAccount(database.db);
+    const p = await purchase(third, 600);
+    const open = fake.dispute(p.intentId, "needs_response", 100, `dp_open_${third.accountId}`);
+    expect((await deliver(fake.event("charge.dispute.created", open))).body.data.outcome).toBe("dispute_opened");
+    const early = fake.dispute(p.intentId, "needs_response", 150, `dp_late_${third.accountId}`);
+    const withdrawal = [...fake.balanceTransactions.values()].find((t) => t.source === early.id)!;
+    withdrawal.created = Number(withdrawal.created) - 5 * 86_400;
+    expect((await deliver(fake.event("charge.dispute.closed", fake.dispute(p.intentId, "lost", 150, early.id as string)))).body.data.outcome).toBe("dispute_lost_reversed");
+    const report = (await cli(["--from", FROM, "--to", TO, "--account", third.accountId])) as ReconciliationReport;
+    expect(lineOf(report, { stripe_source_id: open.id as string })).toEqual([
+      expect.objectContaining({ status: "no_ledger_side", kind: "dispute_loss", amount_minor: -100, account_id: third.accountId, payment_id: p.paymentId, ledger_entry_ids: [] }),
+    ]);
+    const reversal = rows<{ id: string; ledger_entry_id: string }>(await database.db.execute(sql`SELECT id, ledger_entry_id FROM payment_reversals WHERE stripe_id = ${early.id as string}`))[0];
+    expect(lineOf(report, { stripe_source_id: early.id as string })).toEqual([
+      expect.objectContaining({ status: "matched", kind: "dispute_loss", amount_minor: null, ledger_amount_minor: -150, credits: -150, reversal_id: reversal.id, ledger_entry_ids: [reversal.ledger_entry_id], stripe_balance_transaction_id: withdrawal.id }),
+    ]);
+    // The earlier period holds the withdrawal, matched to the reversal by the dispute's id.
+    const before = (await cli(["--from", day(-6), "--to", day(-3), "--account", third.accountId])) as ReconciliationReport;
+    expect(lineOf(before, { stripe_source_id: early.id as string })).toEqual([expect.objectContaining({ status: "matched", amount_minor: -150, reversal_id: reversal.id })]);
+    // Won: the amount comes back, nothing to match.
+    const won = fake.dispute(p.intentId, "won", 100, open.id as string);
+    expect((await deliver(fake.event("charge.dispute.closed", won))).body.data.outcome).toBe("dispute_won");
+    const after = (await cli(["--from", FROM, "--to", TO])) as ReconciliationReport;
+    expect(lineOf(after, { stripe_source_id: open.id as string }).map((l) => [l.kind, l.status, l.amount_minor]).sort()).toEqual([
+      ["dispute_loss", "no_ledger_side", -100],
+      ["other", "no_ledger_side", 100],
+    ]);
+    expect(report.unmatched).toBe(0);
+  });
 });

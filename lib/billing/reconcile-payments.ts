@@ -159,12 +159,26 @@ async function listStripe(config: PaymentConfig, from: Date, to: Date): Promise<
   return out;
 }
 
+/** The withdrawal Stripe made when a dispute opened (any time), for a loss recorded later. */
+async function disputeWithdrawal(config: PaymentConfig, disputeId: string): Promise<{ txnId: string; at: string; disputeAmount: number; currency: string } | undefined> {
+  let dispute: Stripe.Dispute;
+  try {
+    dispute = await stripeClient(config).disputes.retrieve(disputeId);
+  } catch (err) {
+    if (err instanceof Stripe.errors.StripeInvalidRequestError && err.statusCode === 404) return undefined;
+    throw stripeFailure(err, `reading dispute ${disputeId}`, config, "nothing was reconciled; try again shortly");
+  }
+  const txn = (dispute.balance_transactions ?? []).find((t) => t.amount < 0);
+  return txn ? { txnId: txn.id, at: new Date(txn.created * 1000).toISOString(), disputeAmount: dispute.amount, currency: dispute.currency } : undefined;
+}
+
 function kindOf(txn: Stripe.BalanceTransaction): ReconcileKind {
   const source = txn.source as { object?: string } | string | null;
   const object = typeof source === "object" && source !== null ? source.object : undefined;
   if (txn.type === "charge" || txn.type === "payment") return "charge";
   if (txn.type === "refund" || txn.type === "payment_refund") return "refund";
-  if ((txn.type === "adjustment" || txn.reporting_category === "dispute") && (object === "dispute" || String(idOf(txn.source as never) ?? "").startsWith("dp_")) && txn.amount < 0) return "dispute_loss";
+  // Stripe withdraws a disputed amount when the dispute opens (negative) and reinstates it if won (positive: other).
+  if (txn.type === "adjustment" && (object === "dispute" || String(idOf(txn.source as never) ?? "").startsWith("dp_")) && txn.amount < 0) return "dispute_loss";
   if (txn.type === "payout") return "payout";
   if (txn.type === "stripe_fee" || txn.reporting_category === "fee") return "fee";
   return "other";
@@ -310,6 +324,19 @@ export async function reconcilePayments(db: Db, input: { from: string; to: strin
         });
         continue;
       }
+      const disputeStatus = kind === "dispute_loss" ? (source as { status?: string } | null)?.status : undefined;
+      if (disputeStatus !== undefined && disputeStatus !== "lost") {
+        // An open dispute: Stripe holds the money back, the ledger takes credits back only if it is lost.
+        if (intentId) await paymentsOfIntents([intentId]);
+        const disputed = intentId ? byIntent.get(intentId) : undefined;
+        lines.push({
+          ...base,
+          account_id: disputed?.account_id ?? null,
+          payment_id: disputed?.id ?? null,
+          detail: `dispute ${disputeStatus}: Stripe withdrew the amount while it is open; credits are taken back only if it is lost`,
+        });
+        continue;
+      }
       if (intentId) await paymentsOfIntents([intentId]);
       const payment = intentId ? byIntent.get(intentId) : undefined;
       const meta = payment ? undefined : await intentMetadata(intentId);
@@ -364,6 +391,32 @@ export async function reconcilePayments(db: Db, input: { from: string; to: strin
       ORDER BY v.created_at, v.id`),
   );
   for (const v of reversals.filter((v) => !seenReversals.has(v.id))) {
+    // A dispute lost after Stripe withdrew its amount in an earlier period: matched to that withdrawal, which counted there.
+    const withdrawal = v.kind === "dispute_lost" ? await disputeWithdrawal(config, v.stripe_id) : undefined;
+    if (withdrawal) {
+      const same = Number(v.amount_minor) === withdrawal.disputeAmount && v.currency === withdrawal.currency;
+      lines.push({
+        status: same ? "matched" : "amount_differs",
+        kind: "dispute_loss",
+        created_at: iso(v.created_at),
+        currency: v.currency,
+        amount_minor: null,
+        fee_minor: null,
+        net_minor: null,
+        stripe_source_amount_minor: withdrawal.disputeAmount,
+        ledger_amount_minor: -Number(v.amount_minor),
+        credits: -creditsToNumber(v.credits),
+        account_id: v.account_id,
+        payment_id: v.payment_id,
+        reversal_id: v.id,
+        ledger_entry_ids: v.ledger_ids ?? [],
+        stripe_balance_transaction_id: withdrawal.txnId,
+        stripe_source_id: v.stripe_id,
+        stripe_payment_intent_id: v.stripe_payment_intent_id,
+        detail: `lost now; Stripe withdrew the amount on ${withdrawal.at} (that period's totals count it)`,
+      });
+      continue;
+    }
     lines.push({
       status: "missing_in_stripe",
       kind: v.kind === "refund" ? "refund" : "dispute_loss",

@@ -8,8 +8,10 @@ import Stripe from "stripe";
  * SDK pointed at it (STRIPE_API_URL): Checkout Sessions (create, retrieve), Payment Intents
  * (retrieve, `expand[]=latest_charge`), Charges (retrieve), Refunds (list by charge, create) and
  * Balance Transactions (list with `created[gte|lt]`, `limit`/`starting_after`, `expand[]=data.source`;
- * retrieve): a charge, a succeeded refund and a lost dispute each make one, with a fee on charges
- * (2.9 % + 30, `fee_details`), and tests add Stripe fees and payouts (`addFee`, `addPayout`). It
+ * retrieve): a charge and a succeeded refund each make one, with a fee on charges (2.9 % + 30,
+ * `fee_details`), a dispute a withdrawal when first seen and a reinstatement if won (Disputes:
+ * retrieve, with its `balance_transactions`), and tests add Stripe fees and payouts (`addFee`,
+ * `addPayout`). It
  * keeps the objects in memory, honours Idempotency-Key like Stripe (the same key and body answer
  * the first response; another body is an idempotency_error), records every request, and can be
  * made unreachable or slow. Tests move money with its helpers (`pay`, `refund`, `dispute`,
@@ -247,16 +249,14 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   };
 
   const disputes = new Map<string, Json>();
-  const disputeLosses = new Set<string>();
   fake.dispute = (paymentIntentId, status, amount, id) => {
     const charge = chargeOf(paymentIntentId);
     const disputeId = id ?? `dp_${random(12)}`;
     const value = amount ?? Number(charge.amount);
-    // A lost dispute keeps the money Stripe withdrew: one adjustment per dispute (played at the loss).
-    if (status === "lost" && !disputeLosses.has(disputeId)) {
-      disputeLosses.add(disputeId);
-      ledgerTxn("adjustment", "dispute", -value, String(charge.currency), disputeId);
-    }
+    // As Stripe does: the amount is withdrawn when the dispute is first seen, and reinstated if it is won.
+    const txns = ((disputes.get(disputeId)?.balance_transactions as string[] | undefined) ?? []).slice();
+    if (txns.length === 0) txns.push(String(ledgerTxn("adjustment", "dispute", -value, String(charge.currency), disputeId).id));
+    if (status === "won" && txns.length === 1) txns.push(String(ledgerTxn("adjustment", "dispute_reversal", value, String(charge.currency), disputeId).id));
     const dispute: Json = {
       id: disputeId,
       object: "dispute",
@@ -266,6 +266,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       payment_intent: paymentIntentId,
       reason: "fraudulent",
       status,
+      balance_transactions: txns,
       created: nowSeconds(),
       livemode: false,
     };
@@ -310,6 +311,11 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       if (!intent) return invalid(res, `No such payment_intent: '${m[1]}'`, 404);
       const expand = ([] as unknown[]).concat(params.expand ?? []);
       return send(res, 200, expand.includes("latest_charge") ? { ...intent, latest_charge: fake.charges.get(String(intent.latest_charge)) ?? null } : intent);
+    }
+    if (method === "GET" && (m = /^\/v1\/disputes\/([\w]+)$/.exec(path))) {
+      const dispute = disputes.get(m[1]);
+      if (!dispute) return invalid(res, `No such dispute: '${m[1]}'`, 404);
+      return send(res, 200, { ...dispute, balance_transactions: (dispute.balance_transactions as string[]).map((t) => fake.balanceTransactions.get(t)).filter(Boolean) });
     }
     if (method === "GET" && (m = /^\/v1\/charges\/([\w]+)$/.exec(path))) {
       const charge = fake.charges.get(m[1]);
