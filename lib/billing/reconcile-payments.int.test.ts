@@ -248,6 +248,12 @@ describe("the payments reconciliation", () => {
     await database.db.execute(sql`DELETE FROM payment_reconciliation_runs WHERE day = ${day(0)}::date`);
     expect(await reconcileYesterday(database.db, paymentConfigOrThrow(), tomorrow)).toMatchObject({ status: "reconciled", notified: 0 });
     expect(await notes(owner)).toHaveLength(written.length);
+    // Three instances ticking at once on another day: one reconciles it.
+    const later = new Date(Date.now() + 3 * 86_400_000);
+    const ticks = await Promise.all([1, 2, 3].map(() => reconcileYesterday(database.db, paymentConfigOrThrow(), later)));
+    expect(ticks.filter((t) => t.status === "reconciled")).toHaveLength(1);
+    expect(ticks.filter((t) => t.status !== "reconciled").every((t) => t.status === "busy" || t.status === "finished_before")).toBe(true);
+    expect(rows<{ attempts: number }>(await database.db.execute(sql`SELECT attempts FROM payment_reconciliation_runs WHERE day = ${day(2)}::date`))).toEqual([{ attempts: 1 }]);
   });
 
   it("disputes: an open one's withdrawal has no ledger side, a won one's reinstatement neither; a lost one matches its reversal, even when Stripe withdrew in an earlier period", async () => {
