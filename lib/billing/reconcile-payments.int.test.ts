@@ -285,5 +285,8 @@ describe("the payments reconciliation", () => {
       ["other", "no_ledger_side", 100],
     ]);
     expect(report.unmatched).toBe(0);
+    // The loss's credits count in the withdrawal's period, once.
+    expect(report.totals).toEqual([expect.objectContaining({ currency: "usd", credits_granted: 600, credits_reversed: 0 })]);
+    expect(before.totals).toEqual([expect.objectContaining({ currency: "usd", gross_minor: -150, credits_reversed: 150 })]);
   });
 });

@@ -468,8 +468,10 @@ function totalsOf(lines: ReconciliationLine[]): CurrencyTotals[] {
       t.gross_minor += amount;
       t.fee_minor += l.fee_minor ?? 0;
     }
-    // Credits our ledger holds for lines it has (a charge missing in the ledger granted nothing).
-    if (l.credits !== null && l.ledger_entry_ids.length > 0) {
+    // Credits our ledger holds for lines it has (a charge missing in the ledger granted nothing),
+    // counted in the period of Stripe's transaction: a dispute lost after the period of its withdrawal counts there.
+    const elsewhere = l.amount_minor === null && l.status !== "missing_in_stripe";
+    if (l.credits !== null && l.ledger_entry_ids.length > 0 && !elsewhere) {
       if (l.credits >= 0) t.granted = t.granted.plus(l.credits);
       else t.reversed = t.reversed.plus(-l.credits);
     }

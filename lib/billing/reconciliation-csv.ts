@@ -26,8 +26,8 @@ export const RECONCILIATION_CSV_COLUMNS = [
 
 /**
  * The report as CSV, written by the exports' own writer (lib/audit/csv.ts: RFC 4180, formula guard).
- * A total's amount, fee and net are the currency's gross, fees and net; its credits are those
- * granted less those reversed, each also in its detail with the payouts.
+ * A total's amount, fee and net are the currency's gross, fees and net; the payouts and the credits
+ * granted and reversed are in its detail.
  */
 export function reconciliationCsv(report: ReconciliationReport): string {
   let out = headerLine([...RECONCILIATION_CSV_COLUMNS]);
@@ -57,8 +57,7 @@ export function reconciliationCsv(report: ReconciliationReport): string {
   }
   for (const t of report.totals) {
     const detail = `payouts_minor=${t.payouts_minor}; credits_granted=${t.credits_granted}; credits_reversed=${t.credits_reversed}; lines=${t.lines}; unmatched=${t.unmatched}`;
-    const net = Math.round((t.credits_granted - t.credits_reversed) * 1e6) / 1e6;
-    out += csvLine(["total", null, null, report.to, report.account_id, t.currency, t.gross_minor, t.fee_minor, t.net_minor, null, null, net, null, null, null, null, null, null, detail]);
+    out += csvLine(["total", null, null, report.to, report.account_id, t.currency, t.gross_minor, t.fee_minor, t.net_minor, null, null, null, null, null, null, null, null, null, detail]);
   }
   return out;
 }
