@@ -19,9 +19,10 @@ import { executionHref, usageForExecutionHref } from "@/lib/dashboard/links";
 import { useBudgetReset } from "./budget-text";
 import { budgetScopeLabel } from "@/lib/dashboard/budgets";
 
-function Fact({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
+/** One term of the result's description list: a `div` holding its `dt` and `dd`, directly in the `dl`. */
+function Fact({ label, children, testId, className = "" }: { label: string; children: ReactNode; testId?: string; className?: string }) {
   return (
-    <div className="min-w-0">
+    <div className={`min-w-0 ${className}`}>
       <dt className="text-xs text-zinc-500">{label}</dt>
       <dd className="mt-0.5 break-words text-sm text-zinc-900" data-testid={testId}>
         {children}
@@ -112,11 +113,9 @@ export function CallResult({ status, body }: { status: number; body: CallRespons
         <Fact label={t("console.executionTime")}>{body.execution_time === undefined ? "—" : formatDuration(body.execution_time * 1000, locale)}</Fact>
         {outcome && <Fact label={t("console.outcome")}>{outcome.outcome}</Fact>}
         {body.billing && (
-          <div className="col-span-2 sm:col-span-3">
-            <Fact label={t("console.billing")} testId="call-billing">
-              {body.billing.summary}
-            </Fact>
-          </div>
+          <Fact label={t("console.billing")} testId="call-billing" className="col-span-2 sm:col-span-3">
+            {body.billing.summary}
+          </Fact>
         )}
       </dl>
 
