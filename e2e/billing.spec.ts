@@ -92,6 +92,22 @@ test("an owner buys a pack through Checkout, waits for Stripe's confirmation, an
   await expect(row.getByTestId("payment-receipt")).toHaveAttribute("href", /^http/);
   await screenshotBoth(page, "billing-paid");
 
+  // The reconciliation finds the payment in Stripe's balance transactions and in the ledger.
+  const paymentId = new URL(page.url()).searchParams.get("payment")!;
+  const reconciliation = page.getByTestId("reconciliation");
+  const line = reconciliation.getByTestId("reconciliation-row").filter({ hasText: paymentId });
+  await expect(line.getByTestId("reconciliation-status")).toHaveAttribute("data-status", "matched", { timeout: 20_000 });
+  await expect(line.getByTestId("reconciliation-ledger")).toHaveCount(1);
+  await expect(reconciliation.getByTestId("reconciliation-ok")).toBeVisible();
+  await expect(reconciliation.getByTestId("reconciliation-total")).toContainText("$5.00");
+  const downloading = page.waitForEvent("download");
+  await reconciliation.getByTestId("reconciliation-csv").click();
+  const csv = fs.readFileSync((await (await downloading).path())!, "utf8");
+  expect(csv).toContain(paymentId);
+  expect(csv).toContain("matched");
+  await reconciliation.scrollIntoViewIfNeeded();
+  await screenshotBoth(page, "billing-reconciliation");
+
   // The grant in the ledger: its row opens from the payment.
   const ledgerHref = await row.getByTestId("payment-ledger").getAttribute("href");
   expect(ledgerHref).toMatch(/^\/ledger\?entry=led_/);

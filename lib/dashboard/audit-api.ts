@@ -92,7 +92,7 @@ export function fetchAccountSummary(accountId: string | undefined, signal?: Abor
  * carry it), then handed to the browser as a file.
  */
 export async function downloadCsv(
-  path: "/auth/usage/history/v2/export" | "/auth/credits/ledger/export" | "/auth/usage/breakdown/export" | "/auth/account/activity/export",
+  path: "/auth/usage/history/v2/export" | "/auth/credits/ledger/export" | "/auth/usage/breakdown/export" | "/auth/account/activity/export" | "/auth/billing/reconciliation",
   query: AuditQuery,
   filename: string,
 ): Promise<void> {

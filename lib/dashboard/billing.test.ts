@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatMoney, minorDigits, priceMinor } from "./billing";
+import { formatMoney, minorDigits, monthPeriod, priceMinor } from "./billing";
 
 describe("money on the Billing page", () => {
   it("formats minor units exactly in the page's language", () => {
@@ -22,5 +22,10 @@ describe("money on the Billing page", () => {
     expect(priceMinor("1000000", "0.000001")).toBe(1);
     expect(priceMinor("1.0000001", "1")).toBeNull();
     expect(priceMinor("abc", "1")).toBeNull();
+  });
+
+  it("names a UTC calendar month as the reconciliation's period, across a year's end", () => {
+    expect(monthPeriod(new Date("2026-11-29T23:59:00Z"), 0)).toEqual({ from: "2026-11-01", to: "2026-12-01" });
+    expect(monthPeriod(new Date("2027-01-03T00:00:00Z"), -1)).toEqual({ from: "2026-12-01", to: "2027-01-01" });
   });
 });

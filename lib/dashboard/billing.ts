@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { BillingConfigSchema, CheckoutBodySchema, PaymentListSchema, PaymentSchema } from "../api/routes/billing-schemas";
+import type { BillingConfigSchema, CheckoutBodySchema, PaymentListSchema, PaymentSchema, ReconciliationSchema } from "../api/routes/billing-schemas";
 import { apiData } from "./api-client";
 import { clean, type AuditQuery } from "./audit-api";
 
@@ -8,6 +8,8 @@ export type BillingConfig = z.infer<typeof BillingConfigSchema>;
 export type Payment = z.infer<typeof PaymentSchema>;
 export type PaymentList = z.infer<typeof PaymentListSchema>;
 export type CheckoutBody = z.infer<typeof CheckoutBodySchema>;
+export type Reconciliation = z.infer<typeof ReconciliationSchema>;
+export type ReconciliationLine = Reconciliation["lines"][number];
 
 export const billingConfigQueryKey = ["billing", "config"] as const;
 
@@ -22,6 +24,18 @@ export function fetchPayments(query: AuditQuery, signal?: AbortSignal): Promise<
 
 export function fetchPayment(paymentId: string, accountId: string | undefined, signal?: AbortSignal): Promise<Payment> {
   return apiData<Payment>(`/auth/billing/payments/${encodeURIComponent(paymentId)}`, { query: clean({ account_id: accountId }), signal });
+}
+
+/** Stripe's balance transactions of [from, to) matched with the account's payments and ledger rows. */
+export function fetchReconciliation(query: { from: string; to: string; account_id?: string }, signal?: AbortSignal): Promise<Reconciliation> {
+  return apiData<Reconciliation>("/auth/billing/reconciliation", { query: clean(query), signal });
+}
+
+/** A calendar month in UTC as the report's [from, to): `offset` 0 is this month, -1 the last. */
+export function monthPeriod(now: Date, offset: number): { from: string; to: string } {
+  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1));
+  const end = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
+  return { from: start.toISOString().slice(0, 10), to: end.toISOString().slice(0, 10) };
 }
 
 /** Asks for a Checkout page; the browser then goes to `checkout_url`. */

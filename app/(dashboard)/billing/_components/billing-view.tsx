@@ -17,6 +17,7 @@ import { formatCount, formatCreditsUnit, formatDateTime } from "@/lib/dashboard/
 import { ledgerEntryHref, useAccountInView } from "@/lib/dashboard/links";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 import { pagingParams, useUrlParams } from "@/lib/dashboard/url-state";
+import { ReconciliationSection } from "./reconciliation-section";
 
 /**
  * Billing: the owner buys credits through Stripe Checkout (a pack or an amount), comes back to a
@@ -35,6 +36,7 @@ export function BillingView({ canBuy }: { canBuy: boolean }) {
       {returned && <ReturnedPayment paymentId={returned} canceled={params.get("canceled") === "1"} />}
       {buying && (config.isPending ? <LoadingBlock label="" rows={3} /> : config.data ? <BuyCredits config={config.data} /> : null)}
       <PaymentsSection />
+      <ReconciliationSection />
     </div>
   );
 }
