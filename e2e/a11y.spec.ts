@@ -149,6 +149,7 @@ function ownerTargets(s: Seeded, userCode: string): Target[] {
     { name: "spend", path: "/spend", ready: (p) => expect(p.getByTestId("spend-row").first()).toBeVisible() },
     { name: "statements", path: "/statements", ready: h1 },
     { name: "statement (month)", path: `/statements/${s.month}`, ready: (p) => expect(p.getByTestId("statement")).toBeVisible() },
+    { name: "billing", path: "/billing", ready: (p) => expect(p.getByTestId("payments-empty")).toBeVisible() },
     { name: "runs", path: "/runs", ready: (p) => expect(p.getByTestId("runs-row").first()).toBeVisible() },
     { name: "run", path: `/runs/${encodeURIComponent(s.runId)}`, ready: h1 },
     { name: "activity", path: "/activity", ready: h1 },

@@ -77,6 +77,7 @@ function targets(s: Seeded): Target[] {
     { name: "statement", path: `/statements/${s.month}`, ready: (p) => expect(p.getByTestId("statement-closing-total")).toBeVisible(SLOW) },
     { name: "executions", path: "/executions", ready: h1 },
     { name: "executions-lookup", path: `/executions?id=${s.executionId}`, ready: (p) => expect(p.getByTestId("verdict")).toBeVisible(SLOW) },
+    { name: "billing", path: "/billing", ready: (p) => expect(p.getByTestId("payments-empty")).toBeVisible(SLOW) },
     { name: "runs", path: "/runs", ready: (p) => expect(p.getByTestId("runs-row").first()).toBeVisible(SLOW) },
     { name: "run", path: `/runs/${encodeURIComponent(s.runId)}`, ready: h1 },
     { name: "keys", path: "/keys", ready: (p) => expect(p.getByTestId("key-row").first()).toBeVisible(SLOW) },

@@ -14,6 +14,7 @@ import { activityContent } from "../accounts/activity";
 import { loadDigestSigningKey, type DigestSigningKey } from "./digest-key";
 import { configuredDigestStore, type DigestStore } from "./digest-store";
 import { canonicalJson } from "./canonical-json";
+import { startTicker } from "../ticker";
 
 export const DIGEST_VERSION = 1;
 export const digestLogNames = ["ledger", "activity"] as const;
@@ -285,25 +286,10 @@ const FIRST_TICK_MS = 60_000;
  * that finds no digest written in it writes one (the others find it written, or the lock taken).
  */
 export function startAuditDigests(db: Db, on: { written?: (outcome: DigestsWritten) => void; error?: (err: Error) => void } = {}): () => void {
-  let running = false;
-  const run = () => {
-    if (running) return;
-    running = true;
-    writeAuditDigest(db, { onlyIfDue: true })
-      .then((outcome) => {
-        if (outcome.status === "written") on.written?.(outcome);
-      })
-      .catch((err: Error) => on.error?.(err))
-      .finally(() => {
-        running = false;
-      });
-  };
-  const first = setTimeout(run, FIRST_TICK_MS);
-  const timer = setInterval(run, TICK_MS);
-  first.unref();
-  timer.unref();
-  return () => {
-    clearTimeout(first);
-    clearInterval(timer);
-  };
+  return startTicker(() => writeAuditDigest(db, { onlyIfDue: true }), { firstMs: FIRST_TICK_MS, everyMs: TICK_MS }, {
+    result: (outcome) => {
+      if (outcome.status === "written") on.written?.(outcome);
+    },
+    error: on.error,
+  });
 }

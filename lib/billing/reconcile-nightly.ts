@@ -5,6 +5,7 @@ import { logger } from "../log";
 import { notify } from "../alerts/notify-sql";
 import type { PaymentConfig } from "./payment-config";
 import { reconcilePayments, unmatchedStatuses, type ReconciliationLine } from "./reconcile-payments";
+import { startTicker } from "../ticker";
 
 /**
  * The nightly reconciliation (docs/billing.md, Reconciliation): once a UTC day, one instance
@@ -90,25 +91,10 @@ export async function reconcileYesterday(db: Db, config: PaymentConfig, now: Dat
 
 /** Every instance ticks every ten minutes; the first tick of a UTC day that claims it reconciles the day before. */
 export function startPaymentReconciliation(db: Db, config: PaymentConfig, on: { done?: (o: NightlyOutcome) => void; error?: (err: Error) => void } = {}): () => void {
-  let running = false;
-  const run = () => {
-    if (running) return;
-    running = true;
-    reconcileYesterday(db, config)
-      .then((o) => {
-        if (o.status === "reconciled") on.done?.(o);
-      })
-      .catch((err: Error) => on.error?.(err))
-      .finally(() => {
-        running = false;
-      });
-  };
-  const first = setTimeout(run, FIRST_TICK_MS);
-  const timer = setInterval(run, TICK_MS);
-  first.unref();
-  timer.unref();
-  return () => {
-    clearTimeout(first);
-    clearInterval(timer);
-  };
+  return startTicker(() => reconcileYesterday(db, config), { firstMs: FIRST_TICK_MS, everyMs: TICK_MS }, {
+    result: (o) => {
+      if (o.status === "reconciled") on.done?.(o);
+    },
+    error: on.error,
+  });
 }

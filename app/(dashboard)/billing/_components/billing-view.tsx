@@ -7,16 +7,16 @@ import { createColumnHelper } from "@tanstack/react-table";
 import { AuditListSection, UrlPagination } from "@/components/audit/audit-page";
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { DataTable } from "@/components/tables/data-table";
-import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { FieldLabel, TextInput } from "@/components/ui/form-controls";
 import { EmptyState, LoadingBlock, Notice } from "@/components/ui/states";
 import { billingConfigQueryKey, fetchBillingConfig, fetchPayment, fetchPayments, formatMoney, priceMinor, startCheckout, type BillingConfig, type Payment } from "@/lib/dashboard/billing";
-import { formatCount, formatCreditsUnit, formatDateTime } from "@/lib/dashboard/format";
+import { formatCount, formatCreditsUnit } from "@/lib/dashboard/format";
 import { ledgerEntryHref, useAccountInView } from "@/lib/dashboard/links";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 import { pagingParams, useUrlParams } from "@/lib/dashboard/url-state";
+import { InstantCell, StatusCell } from "./cells";
 import { ReconciliationSection } from "./reconciliation-section";
 
 /**
@@ -233,16 +233,12 @@ function PaymentsTable({ payments, busy, footer }: { payments: Payment[]; busy: 
     () => [
       column.accessor("created_at", {
         header: () => t("usage.colTime", { tz: tz.timeZone }),
-        cell: (info) => <span className="whitespace-nowrap tabular-nums text-zinc-700">{formatDateTime(info.getValue(), tz.timeZone)}</span>,
+        cell: (info) => <InstantCell iso={info.getValue()} timeZone={tz.timeZone} />,
         meta: { primary: true },
       }),
       column.accessor("status", {
         header: () => t("billing.colStatus"),
-        cell: (info) => (
-          <span data-testid="payment-status" data-status={info.getValue()}>
-            <Badge tone={statusTone[info.getValue()]}>{t(`billing.status.${info.getValue()}`)}</Badge>
-          </span>
-        ),
+        cell: (info) => <StatusCell status={info.getValue()} tone={statusTone[info.getValue()]} label={t(`billing.status.${info.getValue()}`)} testId="payment-status" />,
         meta: { primary: true },
       }),
       column.accessor("credits", {

@@ -6,14 +6,14 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { createColumnHelper } from "@tanstack/react-table";
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { DataTable } from "@/components/tables/data-table";
-import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { ErrorState } from "@/components/ui/error-state";
 import { EmptyState, LoadingBlock, Notice } from "@/components/ui/states";
 import { downloadCsv } from "@/lib/dashboard/audit-api";
 import { fetchReconciliation, formatMoney, monthPeriod, type Reconciliation, type ReconciliationLine } from "@/lib/dashboard/billing";
-import { formatCreditsUnit, formatDateTime, shortId } from "@/lib/dashboard/format";
+import { formatCreditsUnit, shortId } from "@/lib/dashboard/format";
+import { InstantCell, StatusCell } from "./cells";
 import { ledgerEntryHref, useAccountInView } from "@/lib/dashboard/links";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 
@@ -122,17 +122,19 @@ function LinesTable({ lines }: { lines: ReconciliationLine[] }) {
     () => [
       column.accessor("created_at", {
         header: () => t("usage.colTime", { tz: tz.timeZone }),
-        cell: (info) => <span className="whitespace-nowrap tabular-nums text-zinc-700">{formatDateTime(info.getValue(), tz.timeZone)}</span>,
+        cell: (info) => <InstantCell iso={info.getValue()} timeZone={tz.timeZone} />,
         meta: { primary: true },
       }),
       column.accessor("status", {
         header: () => t("billing.colStatus"),
         cell: (info) => (
-          <span data-testid="reconciliation-status" data-status={info.getValue()}>
-            <Badge tone={statusTone[info.getValue()]} title={info.row.original.detail ?? undefined}>
-              {t(`billing.reconcileStatus.${info.getValue()}`)}
-            </Badge>
-          </span>
+          <StatusCell
+            status={info.getValue()}
+            tone={statusTone[info.getValue()]}
+            label={t(`billing.reconcileStatus.${info.getValue()}`)}
+            testId="reconciliation-status"
+            title={info.row.original.detail ?? undefined}
+          />
         ),
         meta: { primary: true },
       }),
