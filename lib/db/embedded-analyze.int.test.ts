@@ -14,14 +14,19 @@ describe("analyzeChangedTables", () => {
   it("analyzes a table once enough of it changed (autovacuum's rule), its partitioned parent with it, and then nothing until it changes again", async () => {
     await analyzeChangedTables(db);
     const { accountId } = await seedAccount(db);
-    await db.execute(sql`
-      INSERT INTO usage_events (id, account_id, event_type, channel, source_system, success, billable_success, charge_outcome, billing_snapshot_status, run_id, created_at)
-      SELECT gen_random_uuid(), ${accountId}, 'tool_execute', 'api', 'test', true, true, 'charged', 'ok', 'run-' || (g / 20), now() - (g || ' seconds')::interval
-        FROM generate_series(1, 2000) g`);
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`
+        INSERT INTO usage_events (id, account_id, event_type, channel, source_system, success, billable_success, charge_outcome, billing_snapshot_status, run_id, created_at)
+        SELECT gen_random_uuid(), ${accountId}, 'tool_execute', 'api', 'test', true, true, 'charged', 'ok', 'run-' || (g / 20), now() - (g || ' seconds')::interval
+          FROM generate_series(1, 2000) g`);
+      // A PostgreSQL backend reports its table counters when it goes idle, at most once a second:
+      // this one reports at the transaction's end, so the counters below see the rows.
+      await tx.execute(sql`SELECT pg_stat_force_next_flush()`);
+    });
     const partition = rows<{ name: string }>(
       await db.execute(sql`SELECT tableoid::regclass::text AS name FROM usage_events WHERE account_id = ${accountId} GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`),
     )[0].name;
-    expect((await lastAnalyzed(partition)).changed).toBeGreaterThanOrEqual(2000);
+    await expect.poll(async () => (await lastAnalyzed(partition)).changed, { timeout: 15_000 }).toBeGreaterThanOrEqual(2000);
 
     const analyzed = await analyzeChangedTables(db);
     expect(analyzed).toEqual(expect.arrayContaining([partition, "usage_events"]));
