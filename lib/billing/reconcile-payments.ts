@@ -127,6 +127,18 @@ interface ReversalRow {
   ledger_ids: string[] | null;
 }
 
+/** A reversal's side of a line: what Tollgate took back, for which payment, in which ledger rows. */
+function reversalSide(v: ReversalRow) {
+  return {
+    ledger_amount_minor: -Number(v.amount_minor),
+    credits: -creditsToNumber(v.credits),
+    account_id: v.account_id,
+    payment_id: v.payment_id,
+    reversal_id: v.id,
+    ledger_entry_ids: v.ledger_ids ?? [],
+  };
+}
+
 const SELECT_PAYMENT = sql`
   SELECT p.id, p.account_id, p.status, p.credits::text AS credits, p.amount_minor, p.currency, p.stripe_payment_intent_id, p.stripe_charge_id,
          p.ledger_entry_id, p.succeeded_at,
@@ -313,12 +325,7 @@ export async function reconcilePayments(db: Db, input: { from: string; to: strin
         lines.push({
           ...base,
           status: same ? "matched" : "amount_differs",
-          ledger_amount_minor: -Number(reversal.amount_minor),
-          credits: -creditsToNumber(reversal.credits),
-          account_id: reversal.account_id,
-          payment_id: reversal.payment_id,
-          reversal_id: reversal.id,
-          ledger_entry_ids: reversal.ledger_ids ?? [],
+          ...reversalSide(reversal),
           stripe_payment_intent_id: intentId ?? reversal.stripe_payment_intent_id,
           detail: same ? null : `Stripe gave back ${sourceAmount} ${sourceCurrency}, the reversal says ${reversal.amount_minor} ${reversal.currency}`,
         });
@@ -404,12 +411,7 @@ export async function reconcilePayments(db: Db, input: { from: string; to: strin
         fee_minor: null,
         net_minor: null,
         stripe_source_amount_minor: withdrawal.disputeAmount,
-        ledger_amount_minor: -Number(v.amount_minor),
-        credits: -creditsToNumber(v.credits),
-        account_id: v.account_id,
-        payment_id: v.payment_id,
-        reversal_id: v.id,
-        ledger_entry_ids: v.ledger_ids ?? [],
+        ...reversalSide(v),
         stripe_balance_transaction_id: withdrawal.txnId,
         stripe_source_id: v.stripe_id,
         stripe_payment_intent_id: v.stripe_payment_intent_id,
@@ -426,12 +428,7 @@ export async function reconcilePayments(db: Db, input: { from: string; to: strin
       fee_minor: null,
       net_minor: null,
       stripe_source_amount_minor: null,
-      ledger_amount_minor: -Number(v.amount_minor),
-      credits: -creditsToNumber(v.credits),
-      account_id: v.account_id,
-      payment_id: v.payment_id,
-      reversal_id: v.id,
-      ledger_entry_ids: v.ledger_ids ?? [],
+      ...reversalSide(v),
       stripe_balance_transaction_id: null,
       stripe_source_id: v.stripe_id,
       stripe_payment_intent_id: v.stripe_payment_intent_id,
