@@ -28,9 +28,10 @@ export function BillingView({ canBuy }: { canBuy: boolean }) {
   const account = useAccountInView();
   const [params] = useUrlParams();
   const returned = params.get("payment");
-  const config = useQuery({ queryKey: billingConfigQueryKey, queryFn: ({ signal }) => fetchBillingConfig(signal) });
   // Support reading another account sees that account's payments, not the support account's offer.
   const buying = canBuy && account === undefined;
+  // The offer matters only to the one who can buy: nobody else asks for it.
+  const config = useQuery({ queryKey: billingConfigQueryKey, queryFn: ({ signal }) => fetchBillingConfig(signal), enabled: buying });
   return (
     <div className="space-y-8">
       {returned && <ReturnedPayment paymentId={returned} canceled={params.get("canceled") === "1"} />}
