@@ -290,3 +290,55 @@ describe("the payments reconciliation", () => {
     expect(before.totals).toEqual([expect.objectContaining({ currency: "usd", gross_minor: -150, credits_reversed: 150 })]);
   });
 });
+
+const nextDay = (d: string) => new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+const at = (d: string, time: string) => `${d}T${time}:00.000Z`;
+const seconds = (iso: string) => Date.parse(iso) / 1000;
+
+describe("our side found by its ids, whatever the day it was written", () => {
+  it("a charge at 23:59 whose grant landed at 00:30 two days later, and a refund reversed a day late, are never missing on either side: matched on Stripe's day, named on ours, counted once over the days and the whole range", async () => {
+    const buyer = await seedAccount(database.db);
+    const p = await purchase(buyer, 700);
+    const refund = fake.refund(p.intentId, 200);
+    expect((await deliver(fake.event("refund.created", refund))).body.data.outcome).toBe("reversed");
+    const refundTxn = fake.balanceTransactions.get(String(refund.balance_transaction))!;
+    const days = [-20, -19, -18, -17, -16].map(day);
+    const [D, , D2, , D4] = days;
+    // Stripe charged at 23:59 on D; the webhook granted at 00:30 on D+2. Stripe refunded at 23:50 on D+2; the reversal was written at 01:00 on D+4.
+    fake.balanceTransactions.get(p.txnId)!.created = seconds(at(D, "23:59"));
+    refundTxn.created = seconds(at(D2, "23:50"));
+    await database.db.execute(sql`UPDATE payments SET succeeded_at = ${at(D2, "00:30")}::timestamptz WHERE id = ${p.paymentId}`);
+    await database.db.execute(sql`UPDATE payment_reversals SET created_at = ${at(D4, "01:00")}::timestamptz WHERE stripe_id = ${refund.id as string}`);
+    const reversalId = rows<{ id: string }>(await database.db.execute(sql`SELECT id FROM payment_reversals WHERE stripe_id = ${refund.id as string}`))[0].id;
+
+    const daily: ReconciliationReport[] = [];
+    for (const d of days) daily.push((await cli(["--from", d, "--to", nextDay(d)])) as ReconciliationReport);
+    const whole = (await cli(["--from", D, "--to", nextDay(D4)])) as ReconciliationReport;
+    const ours = (r: ReconciliationReport) => r.lines.filter((l) => l.payment_id === p.paymentId);
+    for (const r of [...daily, whole]) expect(ours(r).map((l) => `${r.from} ${l.kind} ${l.status}`)).toEqual(ours(r).map((l) => `${r.from} ${l.kind} matched`));
+
+    const charge = { kind: "charge", stripe_balance_transaction_id: p.txnId, stripe_source_id: p.chargeId, ledger_amount_minor: 700, credits: 700, account_id: buyer.accountId };
+    const refunded = { kind: "refund", stripe_balance_transaction_id: refundTxn.id, stripe_source_id: refund.id, ledger_amount_minor: -200, credits: -200, reversal_id: reversalId };
+    // Stripe's day: the money and the credits, with where our side is.
+    expect(ours(daily[0])).toEqual([expect.objectContaining({ ...charge, created_at: at(D, "23:59"), amount_minor: 700, detail: expect.stringContaining(at(D2, "00:30")) })]);
+    expect(ours(daily[1])).toEqual([]);
+    // The grant's day names its charge (no amount: D counts it); the refund is Stripe's, its reversal two days later.
+    expect(ours(daily[2])).toEqual([
+      expect.objectContaining({ ...charge, created_at: at(D2, "00:30"), amount_minor: null, fee_minor: null, net_minor: null, stripe_source_amount_minor: 700, detail: expect.stringContaining(at(D, "23:59")) }),
+      expect.objectContaining({ ...refunded, created_at: at(D2, "23:50"), amount_minor: -200, detail: expect.stringContaining(at(D4, "01:00")) }),
+    ]);
+    expect(ours(daily[3])).toEqual([]);
+    expect(ours(daily[4])).toEqual([expect.objectContaining({ ...refunded, created_at: at(D4, "01:00"), amount_minor: null, detail: expect.stringContaining(at(D2, "23:50")) })]);
+    // The whole range holds both sides of both: plain matches.
+    expect(ours(whole)).toEqual([
+      expect.objectContaining({ ...charge, amount_minor: 700, detail: null }),
+      expect.objectContaining({ ...refunded, amount_minor: -200, detail: null }),
+    ]);
+    expect(whole.totals).toEqual([expect.objectContaining({ currency: "usd", gross_minor: 500, credits_granted: 700, credits_reversed: 200, unmatched: 0 })]);
+    // Each figure counted once: the days add up to the range.
+    for (const key of ["gross_minor", "fee_minor", "net_minor", "payouts_minor", "credits_granted", "credits_reversed", "unmatched"] as const) {
+      const sum = (reports: ReconciliationReport[]) => reports.flatMap((r) => r.totals).reduce((s, t) => s + t[key], 0);
+      expect(sum(daily), key).toBe(sum([whole]));
+    }
+  });
+});

@@ -12,10 +12,10 @@ import { Stripe, stripeClient, stripeFailure } from "./stripe-client";
 
 /**
  * The payments reconciliation (docs/billing.md, Reconciliation): Stripe's balance transactions of a
- * period matched to our payments, reversals and their ledger rows, and our side walked back for
- * what Stripe does not have. Stripe is listed over the period widened by a day on each side, so a
- * payment whose charge fell just across a boundary from its grant is matched there and not reported
- * missing; only transactions inside the period are lines.
+ * period matched to our payments, reversals and their ledger rows by their ids (whenever ours were
+ * written), and our side of the period walked back for what they did not match, its Stripe side
+ * looked up by id: found in another period, it is named here and counted there; not found, it is
+ * missing in Stripe. Money and credits count in the period of Stripe's transaction, once.
  */
 
 
@@ -155,62 +155,193 @@ async function paymentById(db: Db, id: string): Promise<PaymentRow | undefined> 
   return rows<PaymentRow>(await db.execute(sql`${SELECT_PAYMENT} WHERE p.id = ${id}`))[0];
 }
 
+/** What a report reads of a balance transaction's source (the charge, refund, dispute or payout). */
+interface TxnSource {
+  id: string;
+  object: string | null;
+  amount: number | null;
+  currency: string | null;
+  payment_intent: string | null;
+  status: string | null;
+}
+
+/** What a report reads of a balance transaction, listed or looked up by id. */
+interface Txn {
+  id: string;
+  type: string;
+  reporting_category: string;
+  amount: number;
+  fee: number;
+  net: number;
+  currency: string;
+  created: number;
+  source: TxnSource | string | null;
+}
+
+const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+/** A balance transaction as a report keeps it, its source expanded or not. */
+function slim(txn: { id: string; type: string; reporting_category: string; amount: number; fee: number; net: number; currency: string; created: number; source: unknown }): Txn {
+  const { id, type, reporting_category, amount, fee, net, currency, created } = txn;
+  let source: Txn["source"] = text(txn.source);
+  if (txn.source !== null && typeof txn.source === "object") {
+    const o = txn.source as Record<string, unknown>;
+    source = {
+      id: String(o.id),
+      object: text(o.object),
+      amount: typeof o.amount === "number" ? o.amount : null,
+      currency: text(o.currency),
+      payment_intent: idOf(o.payment_intent as string | { id: string } | null | undefined),
+      status: text(o.status),
+    };
+  }
+  return { id, type, reporting_category, amount, fee, net, currency, created, source };
+}
+
+const sourceIdOf = (txn: Txn): string | null => (typeof txn.source === "string" ? txn.source : (txn.source?.id ?? null));
+/** The payment intent a charge, refund or dispute belongs to. */
+const intentOf = (txn: Txn): string | null => (typeof txn.source === "object" ? (txn.source?.payment_intent ?? null) : null);
+
 /** Stripe's balance transactions created in [from, to), their sources expanded. */
-async function listStripe(config: PaymentConfig, from: Date, to: Date): Promise<Stripe.BalanceTransaction[]> {
-  const out: Stripe.BalanceTransaction[] = [];
+async function listStripe(config: PaymentConfig, from: Date, to: Date): Promise<Txn[]> {
+  const out: Txn[] = [];
   try {
     const list = stripeClient(config).balanceTransactions.list({
       created: { gte: Math.floor(from.getTime() / 1000), lt: Math.ceil(to.getTime() / 1000) },
       limit: 100,
       expand: ["data.source"],
     });
-    for await (const txn of list) out.push(txn);
+    for await (const txn of list) out.push(slim(txn));
   } catch (err) {
     throw stripeFailure(err, "listing balance transactions", config, "nothing was reconciled; try again shortly");
   }
   return out;
 }
 
-/** The withdrawal Stripe made when a dispute opened (any time), for a loss recorded later. */
-async function disputeWithdrawal(config: PaymentConfig, disputeId: string): Promise<{ txnId: string; at: string; disputeAmount: number; currency: string } | undefined> {
-  let dispute: Stripe.Dispute;
+/** `read`'s answer, or undefined when Stripe has no such object; another failure fails the report. */
+async function unless404<T>(config: PaymentConfig, what: string, read: () => Promise<T>): Promise<T | undefined> {
   try {
-    dispute = await stripeClient(config).disputes.retrieve(disputeId);
+    return await read();
   } catch (err) {
     if (err instanceof Stripe.errors.StripeInvalidRequestError && err.statusCode === 404) return undefined;
-    throw stripeFailure(err, `reading dispute ${disputeId}`, config, "nothing was reconciled; try again shortly");
+    throw stripeFailure(err, what, config, "nothing was reconciled; try again shortly");
   }
-  const txn = (dispute.balance_transactions ?? []).find((t) => t.amount < 0);
-  return txn ? { txnId: txn.id, at: new Date(txn.created * 1000).toISOString(), disputeAmount: dispute.amount, currency: dispute.currency } : undefined;
 }
 
-function kindOf(txn: Stripe.BalanceTransaction): ReconcileKind {
-  const source = txn.source as { object?: string } | string | null;
-  const object = typeof source === "object" && source !== null ? source.object : undefined;
+/** The balance transaction `ref` names (or is, when expanded), with `source` as its source. */
+async function transactionOf(config: PaymentConfig, ref: string | Stripe.BalanceTransaction | null, source: { id: string }): Promise<Txn | undefined> {
+  if (ref === null) return undefined;
+  const txn = typeof ref === "string" ? await unless404(config, `reading balance transaction ${ref}`, () => stripeClient(config).balanceTransactions.retrieve(ref)) : ref;
+  return txn && slim({ ...txn, source });
+}
+
+/** Stripe's balance transaction of a payment's charge, by the charge's id (or its payment intent's latest charge), whatever its date. */
+async function chargeTransaction(config: PaymentConfig, p: PaymentRow): Promise<Txn | undefined> {
+  const stripe = stripeClient(config);
+  const chargeById = (id: string) => unless404(config, `reading charge ${id}`, () => stripe.charges.retrieve(id, { expand: ["balance_transaction"] }));
+  let charge: Stripe.Charge | undefined;
+  if (p.stripe_charge_id) charge = await chargeById(p.stripe_charge_id);
+  else if (p.stripe_payment_intent_id) {
+    const intentId = p.stripe_payment_intent_id;
+    const latest = (await unless404(config, `reading payment intent ${intentId}`, () => stripe.paymentIntents.retrieve(intentId, { expand: ["latest_charge"] })))?.latest_charge;
+    charge = typeof latest === "string" ? await chargeById(latest) : (latest ?? undefined);
+  }
+  return charge ? transactionOf(config, charge.balance_transaction, charge) : undefined;
+}
+
+/** Stripe's balance transaction of a refund, whatever its date: found among its payment intent's refunds (a payment has few). */
+async function refundTransaction(config: PaymentConfig, v: ReversalRow): Promise<Txn | undefined> {
+  if (!v.stripe_payment_intent_id) return undefined;
+  let found: Stripe.Refund | undefined;
+  try {
+    for await (const refund of stripeClient(config).refunds.list({ payment_intent: v.stripe_payment_intent_id, limit: 100, expand: ["data.balance_transaction"] })) {
+      if (refund.id === v.stripe_id) {
+        found = refund;
+        break;
+      }
+    }
+  } catch (err) {
+    throw stripeFailure(err, `listing the refunds of ${v.stripe_payment_intent_id}`, config, "nothing was reconciled; try again shortly");
+  }
+  return found ? transactionOf(config, found.balance_transaction ?? null, found) : undefined;
+}
+
+/** The withdrawal Stripe made when a dispute opened (any time), for a loss recorded in another period. */
+async function disputeTransaction(config: PaymentConfig, disputeId: string): Promise<Txn | undefined> {
+  const dispute = await unless404(config, `reading dispute ${disputeId}`, () => stripeClient(config).disputes.retrieve(disputeId));
+  const withdrawal = (dispute?.balance_transactions ?? []).find((t) => t.amount < 0);
+  return dispute && withdrawal ? slim({ ...withdrawal, source: dispute }) : undefined;
+}
+
+function kindOf(txn: Txn): ReconcileKind {
+  const object = typeof txn.source === "object" ? txn.source?.object : null;
   if (txn.type === "charge" || txn.type === "payment") return "charge";
   if (txn.type === "refund" || txn.type === "payment_refund") return "refund";
   // Stripe withdraws a disputed amount when the dispute opens (negative) and reinstates it if won (positive: other).
-  if (txn.type === "adjustment" && (object === "dispute" || String(idOf(txn.source as never) ?? "").startsWith("dp_")) && txn.amount < 0) return "dispute_loss";
+  if (txn.type === "adjustment" && (object === "dispute" || (sourceIdOf(txn) ?? "").startsWith("dp_")) && txn.amount < 0) return "dispute_loss";
   if (txn.type === "payout") return "payout";
   if (txn.type === "stripe_fee" || txn.reporting_category === "fee") return "fee";
   return "other";
 }
 
-/** The payment intent a charge, refund or dispute belongs to. */
-function intentOf(source: unknown): string | null {
-  if (source === null || typeof source !== "object") return null;
-  return idOf((source as { payment_intent?: string | { id: string } | null }).payment_intent);
+const noun = (kind: ReconcileKind) => (kind === "dispute_loss" ? "dispute withdrawal" : kind);
+const details = (...parts: (string | null)[]): string | null => parts.filter((p): p is string => p !== null).join("; ") || null;
+
+/** Stripe's side of a line, and the figure compared with ours: the charge's, refund's or dispute's own amount, in its currency. */
+function stripeSide(txn: Txn): { line: ReconciliationLine; sourceAmount: number; sourceCurrency: string } {
+  const source = typeof txn.source === "object" ? txn.source : null;
+  const line: ReconciliationLine = {
+    status: "no_ledger_side",
+    kind: kindOf(txn),
+    created_at: new Date(txn.created * 1000).toISOString(),
+    currency: txn.currency,
+    amount_minor: txn.amount,
+    fee_minor: txn.fee,
+    net_minor: txn.net,
+    stripe_source_amount_minor: source?.amount ?? null,
+    ledger_amount_minor: null,
+    credits: null,
+    account_id: null,
+    payment_id: null,
+    reversal_id: null,
+    ledger_entry_ids: [],
+    stripe_balance_transaction_id: txn.id,
+    stripe_source_id: sourceIdOf(txn),
+    stripe_payment_intent_id: intentOf(txn),
+    detail: null,
+  };
+  return { line, sourceAmount: Math.abs(source?.amount ?? txn.amount), sourceCurrency: source?.currency ?? txn.currency };
+}
+
+/**
+ * Our side of the period whose Stripe transaction is dated in another period: named here with
+ * Stripe's ids and amounts compared, its money (and its credits) counted in that period's totals.
+ */
+function elsewhere(line: ReconciliationLine, ours: Date | string): ReconciliationLine {
+  return {
+    ...line,
+    created_at: iso(ours),
+    amount_minor: null,
+    fee_minor: null,
+    net_minor: null,
+    detail: details(line.detail, `Stripe's ${noun(line.kind)} is dated ${line.created_at}, in another period: that period's totals count its money and credits`),
+  };
 }
 
 /** Builds the report; `accountId` keeps only that account's lines (fees and payouts belong to no account). */
 export async function reconcilePayments(db: Db, input: { from: string; to: string; accountId?: string }, config: PaymentConfig = paymentConfigOrThrow()): Promise<ReconciliationReport> {
   const period = reconcilePeriod(input.from, input.to);
-  const listed = await listStripe(config, new Date(period.from.getTime() - DAY_MS), new Date(period.to.getTime() + DAY_MS));
+  const listed = await listStripe(config, period.from, period.to);
   const inPeriod = (seconds: number) => seconds * 1000 >= period.from.getTime() && seconds * 1000 < period.to.getTime();
+  const outside = (at: Date | string | null) => at !== null && !inPeriod(new Date(at).getTime() / 1000);
 
-  const intents = [...new Set(listed.filter((t) => kindOf(t) === "charge").map((t) => intentOf(t.source)).filter((v): v is string => v !== null))];
-  const chargeIds = listed.filter((t) => kindOf(t) === "charge").map((t) => idOf(t.source as never)).filter((v): v is string => v !== null);
-  const reversalIds = listed.filter((t) => ["refund", "dispute_loss"].includes(kindOf(t))).map((t) => idOf(t.source as never)).filter((v): v is string => v !== null);
+  const charges = listed.filter((t) => kindOf(t) === "charge");
+  const intents = [...new Set(charges.map(intentOf).filter((v): v is string => v !== null))];
+  const chargeIds = charges.map(sourceIdOf).filter((v): v is string => v !== null);
+  const reversalIds = listed
+    .filter((t) => ["refund", "dispute_loss"].includes(kindOf(t)))
+    .map(sourceIdOf)
+    .filter((v): v is string => v !== null);
   const byIntent = new Map<string, PaymentRow>();
   const byCharge = new Map<string, PaymentRow>();
   if (intents.length + chargeIds.length > 0) {
@@ -248,52 +379,49 @@ export async function reconcilePayments(db: Db, input: { from: string; to: strin
     for (const p of rows<PaymentRow>(await db.execute(sql`${SELECT_PAYMENT} WHERE p.stripe_payment_intent_id IN (${inList(missing)})`))) byIntent.set(p.stripe_payment_intent_id!, p);
   };
 
+  /** A charge our payment granted: matched, or the amounts differ; a grant written in another period says when. */
+  const granted = (side: ReturnType<typeof stripeSide>, payment: PaymentRow): ReconciliationLine => {
+    const same = Number(payment.amount_minor) === side.sourceAmount && payment.currency === side.sourceCurrency;
+    return {
+      ...side.line,
+      status: same ? "matched" : "amount_differs",
+      ledger_amount_minor: Number(payment.amount_minor),
+      credits: creditsToNumber(payment.credits),
+      account_id: payment.account_id,
+      payment_id: payment.id,
+      ledger_entry_ids: payment.grant_id ? [payment.grant_id] : [],
+      detail: details(
+        same ? null : `Stripe charged ${side.sourceAmount} ${side.sourceCurrency}, the payment is ${payment.amount_minor} ${payment.currency}`,
+        outside(payment.succeeded_at) ? `granted on ${iso(payment.succeeded_at!)}, in another period (its credits count here, with Stripe's charge)` : null,
+      ),
+    };
+  };
+  /** A refund or lost dispute our reversal took back: matched, or the amounts differ; a reversal written in another period says when. */
+  const reversed = (side: ReturnType<typeof stripeSide>, v: ReversalRow): ReconciliationLine => {
+    const same = Number(v.amount_minor) === side.sourceAmount && v.currency === side.sourceCurrency;
+    return {
+      ...side.line,
+      status: same ? "matched" : "amount_differs",
+      ...reversalSide(v),
+      stripe_payment_intent_id: side.line.stripe_payment_intent_id ?? v.stripe_payment_intent_id,
+      detail: details(
+        same ? null : `Stripe gave back ${side.sourceAmount} ${side.sourceCurrency}, the reversal says ${v.amount_minor} ${v.currency}`,
+        outside(v.created_at) ? `reversed in the ledger on ${iso(v.created_at)}, in another period (its credits count here, with Stripe's ${noun(side.line.kind)})` : null,
+      ),
+    };
+  };
+
   const lines: ReconciliationLine[] = [];
   const seenPayments = new Set<string>();
   const seenReversals = new Set<string>();
   for (const txn of listed) {
-    const kind = kindOf(txn);
-    const sourceId = idOf(txn.source as never);
-    const source = typeof txn.source === "object" && txn.source !== null ? (txn.source as unknown as { amount?: number; currency?: string; metadata?: Stripe.Metadata }) : null;
-    const intentId = intentOf(txn.source);
-    const base: ReconciliationLine = {
-      status: "no_ledger_side",
-      kind,
-      created_at: new Date(txn.created * 1000).toISOString(),
-      currency: txn.currency,
-      amount_minor: txn.amount,
-      fee_minor: txn.fee,
-      net_minor: txn.net,
-      stripe_source_amount_minor: typeof source?.amount === "number" ? source.amount : null,
-      ledger_amount_minor: null,
-      credits: null,
-      account_id: null,
-      payment_id: null,
-      reversal_id: null,
-      ledger_entry_ids: [],
-      stripe_balance_transaction_id: txn.id,
-      stripe_source_id: sourceId,
-      stripe_payment_intent_id: intentId,
-      detail: null,
-    };
-    const sourceCurrency = source?.currency ?? txn.currency;
-    const sourceAmount = Math.abs(base.stripe_source_amount_minor ?? txn.amount);
+    const side = stripeSide(txn);
+    const { kind, stripe_source_id: sourceId, stripe_payment_intent_id: intentId } = side.line;
     if (kind === "charge") {
       const payment = (intentId ? byIntent.get(intentId) : undefined) ?? (sourceId ? byCharge.get(sourceId) : undefined);
       if (payment) seenPayments.add(payment.id);
-      if (!inPeriod(txn.created)) continue;
       if (payment && payment.status === "succeeded" && payment.grant_id) {
-        const same = Number(payment.amount_minor) === sourceAmount && payment.currency === sourceCurrency;
-        lines.push({
-          ...base,
-          status: same ? "matched" : "amount_differs",
-          ledger_amount_minor: Number(payment.amount_minor),
-          credits: creditsToNumber(payment.credits),
-          account_id: payment.account_id,
-          payment_id: payment.id,
-          ledger_entry_ids: [payment.grant_id],
-          detail: same ? null : `Stripe charged ${sourceAmount} ${sourceCurrency}, the payment is ${payment.amount_minor} ${payment.currency}`,
-        });
+        lines.push(granted(side, payment));
         continue;
       }
       const meta = await intentMetadata(intentId);
@@ -304,7 +432,7 @@ export async function reconcilePayments(db: Db, input: { from: string; to: strin
       const accountId = recorded?.account_id ?? meta?.[METADATA.accountId] ?? null;
       const wouldGrant = recorded?.credits ?? meta?.[METADATA.credits];
       lines.push({
-        ...base,
+        ...side.line,
         status: "missing_in_ledger",
         ledger_amount_minor: recorded ? Number(recorded.amount_minor) : null,
         credits: wouldGrant && /^\d+(\.\d{1,6})?$/.test(wouldGrant) ? creditsToNumber(wouldGrant) : null,
@@ -318,26 +446,18 @@ export async function reconcilePayments(db: Db, input: { from: string; to: strin
     }
     if (kind === "refund" || kind === "dispute_loss") {
       const reversal = sourceId ? byStripeId.get(sourceId) : undefined;
-      if (reversal) seenReversals.add(reversal.id);
-      if (!inPeriod(txn.created)) continue;
       if (reversal) {
-        const same = Number(reversal.amount_minor) === sourceAmount && reversal.currency === sourceCurrency;
-        lines.push({
-          ...base,
-          status: same ? "matched" : "amount_differs",
-          ...reversalSide(reversal),
-          stripe_payment_intent_id: intentId ?? reversal.stripe_payment_intent_id,
-          detail: same ? null : `Stripe gave back ${sourceAmount} ${sourceCurrency}, the reversal says ${reversal.amount_minor} ${reversal.currency}`,
-        });
+        seenReversals.add(reversal.id);
+        lines.push(reversed(side, reversal));
         continue;
       }
-      const disputeStatus = kind === "dispute_loss" ? (source as { status?: string } | null)?.status : undefined;
-      if (disputeStatus !== undefined && disputeStatus !== "lost") {
+      const disputeStatus = kind === "dispute_loss" && typeof txn.source === "object" ? (txn.source?.status ?? null) : null;
+      if (disputeStatus !== null && disputeStatus !== "lost") {
         // An open dispute: Stripe holds the money back, the ledger takes credits back only if it is lost.
         if (intentId) await paymentsOfIntents([intentId]);
         const disputed = intentId ? byIntent.get(intentId) : undefined;
         lines.push({
-          ...base,
+          ...side.line,
           account_id: disputed?.account_id ?? null,
           payment_id: disputed?.id ?? null,
           detail: `dispute ${disputeStatus}: Stripe withdrew the amount while it is open; credits are taken back only if it is lost`,
@@ -349,7 +469,7 @@ export async function reconcilePayments(db: Db, input: { from: string; to: strin
       const meta = payment ? undefined : await intentMetadata(intentId);
       const paymentId = payment?.id ?? meta?.[METADATA.paymentId] ?? null;
       lines.push({
-        ...base,
+        ...side.line,
         status: "missing_in_ledger",
         account_id: payment?.account_id ?? meta?.[METADATA.accountId] ?? null,
         payment_id: paymentId,
@@ -359,10 +479,10 @@ export async function reconcilePayments(db: Db, input: { from: string; to: strin
       });
       continue;
     }
-    if (inPeriod(txn.created)) lines.push(base);
+    lines.push(side.line);
   }
 
-  // Our side of the period that no balance transaction (in the period or a day around it) matched.
+  // Our side of the period that no balance transaction of the period matched: Stripe's is looked up by its ids, whatever its date.
   const scope = input.accountId ? sql`AND p.account_id = ${input.accountId}` : sql``;
   const ours = rows<PaymentRow>(
     await db.execute(sql`${SELECT_PAYMENT}
@@ -370,6 +490,12 @@ export async function reconcilePayments(db: Db, input: { from: string; to: strin
       ORDER BY p.succeeded_at, p.id`),
   );
   for (const p of ours.filter((p) => !seenPayments.has(p.id))) {
+    const found = await chargeTransaction(config, p);
+    if (found) {
+      const line = granted(stripeSide(found), p);
+      lines.push(inPeriod(found.created) ? line : elsewhere(line, p.succeeded_at!));
+      continue;
+    }
     lines.push({
       status: "missing_in_stripe",
       kind: "charge",
@@ -388,7 +514,7 @@ export async function reconcilePayments(db: Db, input: { from: string; to: strin
       stripe_balance_transaction_id: null,
       stripe_source_id: p.stripe_charge_id,
       stripe_payment_intent_id: p.stripe_payment_intent_id,
-      detail: "granted, but Stripe lists no balance transaction for its charge in this period",
+      detail: "granted, but Stripe has no balance transaction for its charge",
     });
   }
   const reversals = rows<ReversalRow>(
@@ -398,25 +524,11 @@ export async function reconcilePayments(db: Db, input: { from: string; to: strin
       ORDER BY v.created_at, v.id`),
   );
   for (const v of reversals.filter((v) => !seenReversals.has(v.id))) {
-    // A dispute lost after Stripe withdrew its amount in an earlier period: matched to that withdrawal, which counted there.
-    const withdrawal = v.kind === "dispute_lost" ? await disputeWithdrawal(config, v.stripe_id) : undefined;
-    if (withdrawal) {
-      const same = Number(v.amount_minor) === withdrawal.disputeAmount && v.currency === withdrawal.currency;
-      lines.push({
-        status: same ? "matched" : "amount_differs",
-        kind: "dispute_loss",
-        created_at: iso(v.created_at),
-        currency: v.currency,
-        amount_minor: null,
-        fee_minor: null,
-        net_minor: null,
-        stripe_source_amount_minor: withdrawal.disputeAmount,
-        ...reversalSide(v),
-        stripe_balance_transaction_id: withdrawal.txnId,
-        stripe_source_id: v.stripe_id,
-        stripe_payment_intent_id: v.stripe_payment_intent_id,
-        detail: `lost now; Stripe withdrew the amount on ${withdrawal.at} (that period's totals count it)`,
-      });
+    // A dispute lost after Stripe withdrew its amount in an earlier period matches that withdrawal.
+    const found = v.kind === "dispute_lost" ? await disputeTransaction(config, v.stripe_id) : await refundTransaction(config, v);
+    if (found) {
+      const line = reversed(stripeSide(found), v);
+      lines.push(inPeriod(found.created) ? line : elsewhere(line, v.created_at));
       continue;
     }
     lines.push({
@@ -432,7 +544,7 @@ export async function reconcilePayments(db: Db, input: { from: string; to: strin
       stripe_balance_transaction_id: null,
       stripe_source_id: v.stripe_id,
       stripe_payment_intent_id: v.stripe_payment_intent_id,
-      detail: "reversed in the ledger, but Stripe lists no balance transaction for it in this period",
+      detail: "reversed in the ledger, but Stripe has no balance transaction for it",
     });
   }
 
@@ -504,7 +616,7 @@ export async function applyMissingGrant(db: Db, input: { id: string; confirm: bo
     let intentId = input.id;
     if (input.id.startsWith("txn_")) {
       const txn = await stripe.balanceTransactions.retrieve(input.id, { expand: ["source"] });
-      intentId = intentOf(txn.source) ?? "";
+      intentId = intentOf(slim(txn)) ?? "";
     } else if (input.id.startsWith("ch_")) {
       intentId = idOf((await stripe.charges.retrieve(input.id)).payment_intent) ?? "";
     }
