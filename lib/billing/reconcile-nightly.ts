@@ -47,7 +47,7 @@ export async function reconcileYesterday(db: Db, config: PaymentConfig, now: Dat
     return { status: run?.finished_at ? "finished_before" : "busy", day };
   }
   try {
-    const report = await reconcilePayments(db, { from: day, to: nextDay(day) }, config);
+    const report = await reconcilePayments(db, { from: day, to: nextDay(day) }, config, { cache: null });
     const unmatched = report.lines.filter((l) => unmatchedStatuses.includes(l.status));
     let notified = 0;
     for (const l of unmatched) {

@@ -16,7 +16,7 @@ import type { Database } from "../db/types";
 import { runCommand } from "../cli/commands";
 import { paymentConfigOrThrow } from "./payment-config";
 import { reconcileYesterday } from "./reconcile-nightly";
-import type { ReconciliationLine, ReconciliationReport } from "./reconcile-payments";
+import { BalanceTransactionCache, reconcilePayments, type ReconciliationLine, type ReconciliationReport } from "./reconcile-payments";
 
 type Seeded = Awaited<ReturnType<typeof seedAccount>>;
 type Json = ReturnType<typeof JSON.parse>;
@@ -340,5 +340,97 @@ describe("our side found by its ids, whatever the day it was written", () => {
       const sum = (reports: ReconciliationReport[]) => reports.flatMap((r) => r.totals).reduce((s, t) => s + t[key], 0);
       expect(sum(daily), key).toBe(sum([whole]));
     }
+  });
+});
+
+describe("an account's reconciliation reads Stripe's listing of the period once for every account", () => {
+  const P = day(-30);
+  const period = { from: P, to: nextDay(P) };
+  const noon = seconds(at(P, "12:00"));
+  let owners: Seeded[];
+
+  /** The Stripe requests `run` makes, and its answer. */
+  async function counted<T>(run: () => Promise<T>): Promise<{ out: T; requests: number }> {
+    const before = fake.requests.length;
+    const out = await run();
+    return { out, requests: fake.requests.length - before };
+  }
+
+  /** A purchase moved to the period: Stripe's charge at noon + `offset` s, its grant 5 s later. */
+  async function purchaseInPeriod(owner: Seeded, credits: number, offset: number) {
+    const p = await purchase(owner, credits);
+    fake.balanceTransactions.get(p.txnId)!.created = noon + offset;
+    await database.db.execute(sql`UPDATE payments SET succeeded_at = ${new Date((noon + offset + 5) * 1000).toISOString()}::timestamptz WHERE id = ${p.paymentId}`);
+    return p;
+  }
+
+  beforeAll(async () => {
+    owners = [await seedAccount(database.db), await seedAccount(database.db), await seedAccount(database.db)];
+    for (const [i, owner] of owners.entries()) await purchaseInPeriod(owner, 100 * (i + 1), i);
+    // Another product's charges on the same Stripe account: 123 transactions in all, two pages.
+    for (let i = 0; i < 120; i++) fake.balanceTransactions.get(String(fake.charge({ amount: 1000 + i }).charge.balance_transaction))!.created = noon + 10 + i;
+  });
+
+  it("three owners' reports within a minute: one listing (2 pages) and one read of each unknown payment intent in all, instead of each owner's; the same lines as uncached; an owner's purchase made since the listing is seen at once", async () => {
+    const query = `/auth/billing/reconciliation?from=${period.from}&to=${period.to}`;
+    const uncached = [];
+    for (const o of owners) uncached.push(await counted(() => reconcilePayments(database.db, { ...period, accountId: o.accountId }, paymentConfigOrThrow(), { cache: null })));
+    const cached = [];
+    for (const o of owners) cached.push(await counted(() => api("GET", query, o.accessToken)));
+    expect(cached.map((c) => c.out.status)).toEqual([200, 200, 200]);
+    expect(cached.map((c) => c.out.body.data.lines)).toEqual(uncached.map((u) => u.out.lines));
+    expect(uncached.map((u) => u.out.lines.map((l) => [l.status, l.account_id]))).toEqual(owners.map((o) => [["matched", o.accountId]]));
+    // Uncached, each owner's report lists the whole Stripe account (2 pages) and reads the 120 foreign charges' payment intents (is one theirs?).
+    expect(uncached.map((u) => u.requests)).toEqual([122, 122, 122]);
+    expect(cached.map((c) => c.requests)).toEqual([122, 0, 0]);
+
+    // The first owner buys again, paid on Stripe, its grant not landed yet: their payment was written after the listing began,
+    // so their next read lists afresh and finds the charge waiting for its grant; the others read that listing.
+    const again = await purchase(owners[0], 400, false);
+    fake.balanceTransactions.get(again.txnId)!.created = noon + 200;
+    const mine = await counted(() => api("GET", query, owners[0].accessToken));
+    expect((mine.out.body.data.lines as ReconciliationLine[]).map((l) => [l.status, l.stripe_balance_transaction_id, l.payment_id])).toEqual([
+      ["matched", expect.any(String), expect.any(String)],
+      ["missing_in_ledger", again.txnId, again.paymentId],
+    ]);
+    // Two pages, the 120 foreign intents and the new one's (a pending payment does not know its payment intent yet).
+    expect(mine.requests).toBe(123);
+    const theirs = await counted(() => api("GET", query, owners[1].accessToken));
+    expect(theirs.requests).toBe(0);
+    expect(theirs.out.body.data.lines).toEqual(cached[1].out.body.data.lines);
+  });
+
+  it("the cache forgets a listing after its TTL, even of a period still open (Stripe's newest transactions appear within it), holds a bounded number of periods, and keeps no listing larger than its bound", async () => {
+    let clock = Date.now();
+    const cache = new BalanceTransactionCache({ ttlMs: 60_000, maxEntries: 2, maxTransactions: 10_000, now: () => clock });
+    const owner = await seedAccount(database.db);
+    const today = { from: day(0), to: day(1) };
+    const read = (p: { from: string; to: string }) => counted(() => reconcilePayments(database.db, { ...p, accountId: owner.accountId }, paymentConfigOrThrow(), { cache }));
+    expect((await read(today)).out.lines).toEqual([]);
+    // A charge on Stripe carrying the owner's metadata, never recorded here (Stripe's side changed, ours did not).
+    const unknown = fake.charge({ amount: 900, metadata: { tollgate_account_id: owner.accountId, tollgate_payment_id: "pay_never_recorded", tollgate_credits: "900" } });
+    clock += 30_000;
+    const within = await read(today);
+    expect(within.requests).toBe(0);
+    expect(within.out.lines).toEqual([]);
+    clock += 30_001;
+    const after = await read(today);
+    expect(after.requests).toBeGreaterThan(0);
+    expect(after.out.lines).toEqual([expect.objectContaining({ status: "missing_in_ledger", stripe_source_id: unknown.charge.id, account_id: owner.accountId, payment_id: "pay_never_recorded" })]);
+
+    // Two periods at most: a third evicts the oldest.
+    const earlier = { from: day(-2), to: day(-1) };
+    expect((await read(period)).requests).toBeGreaterThan(0);
+    expect((await read(earlier)).requests).toBeGreaterThan(0);
+    expect((await read(period)).requests).toBe(0);
+    expect((await read(today)).requests).toBeGreaterThan(0);
+    expect((await read(period)).requests).toBe(0);
+    expect((await read(earlier)).requests).toBeGreaterThan(0);
+
+    // A listing larger than the bound is not kept.
+    const small = new BalanceTransactionCache({ ttlMs: 60_000, maxEntries: 2, maxTransactions: 100, now: () => clock });
+    const big = () => counted(() => reconcilePayments(database.db, { ...period, accountId: owner.accountId }, paymentConfigOrThrow(), { cache: small }));
+    expect((await big()).requests).toBeGreaterThan(0);
+    expect((await big()).requests).toBeGreaterThan(0);
   });
 });

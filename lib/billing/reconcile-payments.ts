@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
@@ -165,7 +166,7 @@ interface TxnSource {
   status: string | null;
 }
 
-/** What a report reads of a balance transaction, listed or looked up by id. */
+/** What a report reads of a balance transaction: kept small, since listings are cached. */
 interface Txn {
   id: string;
   type: string;
@@ -328,12 +329,122 @@ function elsewhere(line: ReconciliationLine, ours: Date | string): Reconciliatio
   };
 }
 
+/** A period's listing, and the payment intents' metadata the reports built on it have read. */
+interface Listing {
+  /** When the listing began, by the database's clock: our side written since may have Stripe transactions the listing lacks. */
+  startedAt: string;
+  transactions: Promise<Txn[]>;
+  intentMetadata: Map<string, Stripe.Metadata>;
+}
+
+/**
+ * Recent listings of Stripe's balance transactions by Stripe account and period, for the API's
+ * reports of one account each: every such report lists the whole Stripe account, so one listing
+ * serves every account's for `ttlMs` from when it began (an open period's newest transactions
+ * appear within that), reports at the same time share it, and an account whose payments or
+ * reversals were written since it began lists afresh. At most `maxEntries` periods and
+ * `maxTransactions` transactions are held, the least recently used dropped first; a listing larger
+ * than that is not kept.
+ */
+export class BalanceTransactionCache {
+  private readonly entries = new Map<string, Listing & { listedAtMs: number; size: number }>();
+
+  constructor(private readonly options: { ttlMs: number; maxEntries: number; maxTransactions: number; now?: () => number }) {}
+
+  private now(): number {
+    return this.options.now ? this.options.now() : Date.now();
+  }
+
+  /** The listing of `key` while it is younger than the TTL. */
+  get(key: string): Listing | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    this.entries.delete(key);
+    if (this.now() - entry.listedAtMs >= this.options.ttlMs) return undefined;
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  /** Keeps `listing` as the one of `key`, replacing any, within the bounds; a failed listing is forgotten. */
+  put(key: string, listing: Listing): Listing {
+    const entry = { ...listing, listedAtMs: this.now(), size: 0 };
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    const current = () => this.entries.get(key) === entry;
+    entry.transactions.then(
+      (txns) => {
+        entry.size = txns.length;
+        if (current() && txns.length > this.options.maxTransactions) this.entries.delete(key);
+        this.trim();
+      },
+      () => {
+        if (current()) this.entries.delete(key);
+      },
+    );
+    this.trim();
+    return entry;
+  }
+
+  private trim() {
+    const now = this.now();
+    for (const [key, e] of this.entries) if (now - e.listedAtMs >= this.options.ttlMs) this.entries.delete(key);
+    let held = [...this.entries.values()].reduce((n, e) => n + e.size, 0);
+    for (const [key, e] of this.entries) {
+      if (this.entries.size <= this.options.maxEntries && held <= this.options.maxTransactions) break;
+      this.entries.delete(key);
+      held -= e.size;
+    }
+  }
+}
+
+/** The API's listings: a minute, 16 periods, 20,000 transactions (a few hundred bytes each as kept). */
+const sharedListings = new BalanceTransactionCache({ ttlMs: 60_000, maxEntries: 16, maxTransactions: 20_000 });
+
+const listingKey = (config: PaymentConfig, period: { from: Date; to: Date }) =>
+  createHash("sha256")
+    .update(JSON.stringify([config.secretKey, config.api ?? null, period.from.toISOString(), period.to.toISOString()]))
+    .digest("hex");
+
+/** Whether a payment or a reversal (of the account, or any) was written at or after `since`; an account's through its payments' index. */
+async function recordedSince(db: Db, since: string, accountId: string | undefined): Promise<boolean> {
+  const scope = accountId ? sql`AND p.account_id = ${accountId}` : sql``;
+  const [row] = rows<{ changed: boolean }>(
+    await db.execute(sql`
+      SELECT EXISTS (SELECT 1 FROM payments p WHERE p.updated_at >= ${since}::timestamptz ${scope})
+          OR EXISTS (SELECT 1 FROM payment_reversals v JOIN payments p ON p.id = v.payment_id WHERE v.updated_at >= ${since}::timestamptz ${scope}) AS changed`),
+  );
+  return row?.changed === true;
+}
+
+/** The period's listing: the cache's, unless our side changed since it began, or a new one. */
+async function listingOf(db: Db, config: PaymentConfig, period: { from: Date; to: Date }, accountId: string | undefined, cache: BalanceTransactionCache | null): Promise<Listing> {
+  const key = listingKey(config, period);
+  const cached = cache?.get(key);
+  if (cached && !(await recordedSince(db, cached.startedAt, accountId))) return cached;
+  const [{ now }] = rows<{ now: Date | string }>(await db.execute(sql`SELECT now() AS now`));
+  const listing: Listing = { startedAt: iso(now), transactions: listStripe(config, period.from, period.to), intentMetadata: new Map() };
+  return cache ? cache.put(key, listing) : listing;
+}
+
+export interface ReconcileOptions {
+  /** Where listings are shared between reports (by default the API's, for a minute); null lists Stripe afresh (the operator's CLI, the nightly run). */
+  cache?: BalanceTransactionCache | null;
+}
+
 /** Builds the report; `accountId` keeps only that account's lines (fees and payouts belong to no account). */
-export async function reconcilePayments(db: Db, input: { from: string; to: string; accountId?: string }, config: PaymentConfig = paymentConfigOrThrow()): Promise<ReconciliationReport> {
+export async function reconcilePayments(
+  db: Db,
+  input: { from: string; to: string; accountId?: string },
+  config: PaymentConfig = paymentConfigOrThrow(),
+  options: ReconcileOptions = {},
+): Promise<ReconciliationReport> {
   const period = reconcilePeriod(input.from, input.to);
-  const listed = await listStripe(config, period.from, period.to);
+  const listing = await listingOf(db, config, period, input.accountId, options.cache === undefined ? sharedListings : options.cache);
+  const listed = await listing.transactions;
   const inPeriod = (seconds: number) => seconds * 1000 >= period.from.getTime() && seconds * 1000 < period.to.getTime();
   const outside = (at: Date | string | null) => at !== null && !inPeriod(new Date(at).getTime() / 1000);
+  // An account's report skips the lines it will not keep before asking anything more of Stripe.
+  const othersLine = (accountId: string | null | undefined) => input.accountId !== undefined && typeof accountId === "string" && accountId !== input.accountId;
 
   const charges = listed.filter((t) => kindOf(t) === "charge");
   const intents = [...new Set(charges.map(intentOf).filter((v): v is string => v !== null))];
@@ -359,18 +470,17 @@ export async function reconcilePayments(db: Db, input: { from: string; to: strin
   if (reversalIds.length > 0) {
     for (const v of rows<ReversalRow>(await db.execute(sql`${SELECT_REVERSAL} WHERE v.stripe_id IN (${inList(reversalIds)})`))) byStripeId.set(v.stripe_id, v);
   }
-  // Payment intents Stripe knows and we do not: their metadata says whose they would be.
-  const metadataOf = new Map<string, Stripe.Metadata>();
+  // Payment intents Stripe knows and we do not: their metadata says whose they would be (read once per listing).
   const intentMetadata = async (intentId: string | null): Promise<Stripe.Metadata | undefined> => {
     if (!intentId) return undefined;
-    if (!metadataOf.has(intentId)) {
+    if (!listing.intentMetadata.has(intentId)) {
       try {
-        metadataOf.set(intentId, (await stripeClient(config).paymentIntents.retrieve(intentId)).metadata ?? {});
+        listing.intentMetadata.set(intentId, (await stripeClient(config).paymentIntents.retrieve(intentId)).metadata ?? {});
       } catch (err) {
         throw stripeFailure(err, `reading payment intent ${intentId}`, config, "nothing was reconciled; try again shortly");
       }
     }
-    return metadataOf.get(intentId);
+    return listing.intentMetadata.get(intentId);
   };
   // The payment a refund or dispute is of, found by its intent when our reversal is missing.
   const paymentsOfIntents = async (ids: string[]) => {
@@ -420,12 +530,13 @@ export async function reconcilePayments(db: Db, input: { from: string; to: strin
     if (kind === "charge") {
       const payment = (intentId ? byIntent.get(intentId) : undefined) ?? (sourceId ? byCharge.get(sourceId) : undefined);
       if (payment) seenPayments.add(payment.id);
+      if (othersLine(payment?.account_id)) continue;
       if (payment && payment.status === "succeeded" && payment.grant_id) {
         lines.push(granted(side, payment));
         continue;
       }
-      const meta = await intentMetadata(intentId);
-      // The webhook never came: the pending payment knows its Checkout session, not yet its payment intent.
+      // The webhook never came: the pending payment knows its Checkout session, not yet its payment intent, whose metadata names it.
+      const meta = payment ? undefined : await intentMetadata(intentId);
       const recorded = payment ?? (meta?.[METADATA.paymentId] ? await paymentById(db, meta[METADATA.paymentId]) : undefined);
       if (recorded) seenPayments.add(recorded.id);
       const paymentId = recorded?.id ?? meta?.[METADATA.paymentId] ?? null;
@@ -448,7 +559,7 @@ export async function reconcilePayments(db: Db, input: { from: string; to: strin
       const reversal = sourceId ? byStripeId.get(sourceId) : undefined;
       if (reversal) {
         seenReversals.add(reversal.id);
-        lines.push(reversed(side, reversal));
+        if (!othersLine(reversal.account_id)) lines.push(reversed(side, reversal));
         continue;
       }
       const disputeStatus = kind === "dispute_loss" && typeof txn.source === "object" ? (txn.source?.status ?? null) : null;

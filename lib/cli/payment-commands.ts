@@ -44,7 +44,8 @@ export const paymentCommands: Record<string, CommandSpec> = {
     run: async (db, v) => {
       const apply = optStr(v, "apply");
       if (apply !== undefined) return applyMissingGrant(db, { id: apply, confirm: v.confirm === true, actor: OPERATOR });
-      const report = await reconcilePayments(db, { from: str(v, "from"), to: str(v, "to"), accountId: optStr(v, "account") });
+      // The operator reads Stripe as it is now, not the API's listing of the last minute.
+      const report = await reconcilePayments(db, { from: str(v, "from"), to: str(v, "to"), accountId: optStr(v, "account") }, undefined, { cache: null });
       // A string is printed as it is (lib/cli/main.ts).
       return v.csv === true ? reconciliationCsv(report) : report;
     },
