@@ -141,10 +141,64 @@ test("a canceled checkout charges nothing and says so, in Chinese too", async ({
   await saveScreenshot(page, "billing-zh-desktop");
 });
 
+test("an owner saves a card on the (local) Checkout page, turns auto top-up on, and the top-up arrives; a declined card says so", async ({ page, setting }) => {
+  await signIn(page, DEMO_USER);
+  await page.goto("/billing");
+  const section = page.getByTestId("auto-topup");
+  await expect(section.getByTestId("auto-topup-state")).toHaveAttribute("data-state", "off");
+  await expect(section.getByTestId("auto-topup-card")).toHaveText("No card saved");
+
+  // Stripe's (local) Checkout page in setup mode: the test card that pays.
+  await section.getByTestId("auto-topup-save-card").click();
+  await expect(page).toHaveURL(/\/checkout\/cs_/);
+  await expect(page.getByRole("heading", { name: "Save a card" })).toBeVisible();
+  await page.getByRole("button", { name: "Save card" }).click();
+  await expect(page).toHaveURL(/\/billing\?card=saved/);
+  await expect(page.getByTestId("card-returned")).toContainText("Card saved", { timeout: 20_000 });
+  await expect(section.getByTestId("auto-topup-card")).toContainText("VISA ···· 4242");
+
+  // The balance (1,500) is below the threshold: saving starts a top-up, which Stripe's webhook grants.
+  await section.getByTestId("auto-topup-threshold").fill("2000");
+  await section.getByTestId("auto-topup-amount").fill("500");
+  await section.getByTestId("auto-topup-limit").fill("1000");
+  await section.getByTestId("auto-topup-enabled").check();
+  await section.getByTestId("auto-topup-save").click();
+  await expect(section.getByTestId("auto-topup-saved")).toBeVisible();
+  await expect(section.getByTestId("auto-topup-state")).toHaveAttribute("data-state", "active");
+  await expect(section.getByTestId("auto-topup-rule")).toHaveText("When the balance falls below 2,000 credits, buy 500 credits ($5.00) with the saved card.");
+  const row = page.getByTestId("payment-row").filter({ has: page.getByTestId("payment-kind") }).first();
+  await expect(row.getByTestId("payment-status")).toHaveAttribute("data-status", "succeeded", { timeout: 30_000 });
+  await expect(row).toContainText("Auto top-up");
+  await expect(row).toContainText("$5.00");
+  await page.reload();
+  await expect(section.getByTestId("auto-topup-bought")).toHaveText("500 credits");
+  await expectNoSeriousViolations(page, "Billing with auto top-up");
+  await section.scrollIntoViewIfNeeded();
+  await screenshotBoth(page, "billing-auto-topup");
+
+  // The card now declines: raising the threshold starts a top-up that fails, and the page says why.
+  for (const pm of setting.stripe.paymentMethods.values()) pm._behaviour = "declines";
+  await section.getByTestId("auto-topup-threshold").fill("5000");
+  await section.getByTestId("auto-topup-save").click();
+  await expect(section.getByTestId("auto-topup-failure")).toContainText("The last charge failed: the card was declined. 1 of 3 failures in a row", { timeout: 20_000 });
+  await expect(page.getByTestId("payment-row").first().getByTestId("payment-status")).toHaveAttribute("data-status", "failed", { timeout: 20_000 });
+  await section.scrollIntoViewIfNeeded();
+  await screenshotBoth(page, "billing-auto-topup-declined");
+  await page.getByRole("button", { name: "中文" }).click();
+  await expect(section.getByTestId("auto-topup-failure")).toContainText("银行卡被拒绝");
+  await page.setViewportSize(PHONE_VIEWPORT);
+  await section.scrollIntoViewIfNeeded();
+  await saveScreenshot(page, "billing-auto-topup-zh-phone");
+  await page.setViewportSize(DESKTOP_VIEWPORT);
+  await page.getByRole("button", { name: "EN", exact: true }).click();
+  expect(await balance(page)).toBe("2,000");
+});
+
 base("without Stripe configured the Billing page offers no purchase and says how credits arrive", async ({ page }) => {
   await signIn(page, DEMO_USER);
   await page.goto("/billing");
   await expect(page.getByTestId("billing-off")).toContainText("Credits are not sold on this server");
   await expect(page.getByTestId("buy-button")).toHaveCount(0);
   await expect(page.getByTestId("payments-empty")).toBeVisible();
+  await expect(page.getByTestId("auto-topup")).toHaveCount(0);
 });

@@ -12,6 +12,8 @@ export const eventTypes = {
   payment_disputed: "payment.disputed",
   payment_dispute_lost: "payment.dispute_lost",
   payment_unmatched: "payment.unmatched",
+  auto_topup_failed: "auto_topup.failed",
+  auto_topup_limited: "auto_topup.limited",
   webhook_test: "webhook.test",
 } as const satisfies Record<NotificationKind, string>;
 export type WebhookEventType = (typeof eventTypes)[NotificationKind];

@@ -125,6 +125,10 @@ export const OPERATION_ACCESS = {
   getPayment: ledger,
   getPaymentReconciliation: ledger,
   startCheckout: ownerManages("buy credits"),
+  getAutoTopup: ledger,
+  setAutoTopup: ownerManages("set up auto top-up"),
+  startAutoTopupCardSetup: ownerManages("save a card for auto top-up"),
+  removeAutoTopupCard: ownerManages("remove the auto top-up card"),
   receiveStripeWebhook: { kind: "public", why: "Stripe signs each event (Stripe-Signature, checked with STRIPE_WEBHOOK_SECRET)" },
 
   // OAuth 2.0

@@ -85,6 +85,7 @@ import { registerBillingCheckout } from "./routes/billing-checkout";
 import { registerBillingPaymentsList } from "./routes/billing-payments-list";
 import { registerBillingPaymentsGet } from "./routes/billing-payments-get";
 import { registerBillingReconciliation } from "./routes/billing-reconciliation";
+import { registerBillingAutoTopup } from "./routes/billing-auto-topup";
 import { registerStripeWebhook } from "./routes/stripe-webhook";
 
 /** Every operation of the public API, in one list: the OpenAPI description is generated from it. */
@@ -164,6 +165,7 @@ const operations: ((app: ApiApp) => void)[] = [
   registerBillingPaymentsList,
   registerBillingPaymentsGet,
   registerBillingReconciliation,
+  registerBillingAutoTopup,
   registerStripeWebhook,
   registerMcp,
 ];

@@ -6,7 +6,7 @@ import { newId } from "../ids";
 import { publicUrl } from "../env";
 import { creditsToNumber, credits as toDecimal } from "../money";
 import { type Actor, recordActivity } from "../accounts/activity";
-import type { PaymentStatus, ReversalKind } from "../vocab/payments";
+import type { PaymentKind, PaymentStatus, ReversalKind } from "../vocab/payments";
 import { paymentConfig, paymentConfigOrThrow, pricePurchase, type PaymentConfig } from "./payment-config";
 import { stripeClient, stripeFailure } from "./stripe-client";
 
@@ -34,6 +34,7 @@ export interface PaymentReversalItem {
 export interface PaymentItem {
   payment_id: string;
   account_id: string;
+  kind: PaymentKind;
   status: PaymentStatus;
   credits: number;
   amount_minor: number;
@@ -41,6 +42,8 @@ export interface PaymentItem {
   ledger_entry_id: string | null;
   receipt_url: string | null;
   checkout_url: string | null;
+  failure_code: string | null;
+  failure_message: string | null;
   stripe_checkout_session_id: string | null;
   stripe_payment_intent_id: string | null;
   refunded_minor: number;
@@ -54,6 +57,7 @@ export interface PaymentItem {
 interface PaymentRow {
   id: string;
   account_id: string;
+  kind: PaymentKind;
   status: PaymentStatus;
   credits: string;
   amount_minor: string | number;
@@ -66,6 +70,8 @@ interface PaymentRow {
   created_at: Date | string;
   updated_at: Date | string;
   succeeded_at: Date | string | null;
+  failure_code: string | null;
+  failure_message: string | null;
   reversals: (Omit<PaymentReversalItem, "credits" | "credits_recovered" | "amount_minor"> & { credits: string; credits_recovered: string; amount_minor: string | number })[] | null;
 }
 
@@ -82,6 +88,7 @@ function paymentItem(r: PaymentRow): PaymentItem {
   return {
     payment_id: r.id,
     account_id: r.account_id,
+    kind: r.kind,
     status: r.status,
     credits: creditsToNumber(r.credits),
     amount_minor: Number(r.amount_minor),
@@ -89,6 +96,8 @@ function paymentItem(r: PaymentRow): PaymentItem {
     ledger_entry_id: r.ledger_entry_id,
     receipt_url: r.receipt_url,
     checkout_url: r.status === "pending" ? r.checkout_url : null,
+    failure_code: r.failure_code,
+    failure_message: r.failure_message,
     stripe_checkout_session_id: r.stripe_checkout_session_id,
     stripe_payment_intent_id: r.stripe_payment_intent_id,
     refunded_minor: reversals.reduce((sum, v) => sum + v.amount_minor, 0),
@@ -101,7 +110,7 @@ function paymentItem(r: PaymentRow): PaymentItem {
 }
 
 const SELECT_PAYMENTS = sql`
-  SELECT p.id, p.account_id, p.status, p.credits::text AS credits, p.amount_minor, p.currency, p.ledger_entry_id, p.receipt_url,
+  SELECT p.id, p.account_id, p.kind, p.status, p.failure_code, p.failure_message, p.credits::text AS credits, p.amount_minor, p.currency, p.ledger_entry_id, p.receipt_url,
          p.checkout_url, p.stripe_checkout_session_id, p.stripe_payment_intent_id, p.created_at, p.updated_at, p.succeeded_at,
          (SELECT jsonb_agg(jsonb_build_object('reversal_id', v.id, 'kind', v.kind, 'stripe_id', v.stripe_id, 'amount_minor', v.amount_minor,
                                               'currency', v.currency, 'credits', v.credits::text, 'credits_recovered', v.credits_recovered::text,
@@ -113,9 +122,9 @@ const SELECT_PAYMENTS = sql`
 export async function listPayments(
   db: Db,
   accountId: string,
-  input: { status?: PaymentStatus; page: number; pageSize: number },
+  input: { status?: PaymentStatus; kind?: PaymentKind; page: number; pageSize: number },
 ): Promise<{ items: PaymentItem[]; total: number; page: number; page_size: number; debt_credits: number }> {
-  const where = sql`p.account_id = ${accountId} ${input.status ? sql`AND p.status = ${input.status}` : sql``}`;
+  const where = sql`p.account_id = ${accountId} ${input.status ? sql`AND p.status = ${input.status}` : sql``} ${input.kind ? sql`AND p.kind = ${input.kind}` : sql``}`;
   const [found, counted, debt] = await Promise.all([
     db.execute(sql`${SELECT_PAYMENTS} WHERE ${where} ORDER BY p.created_at DESC, p.id DESC LIMIT ${input.pageSize} OFFSET ${(input.page - 1) * input.pageSize}`),
     db.execute(sql`SELECT count(*)::int AS n FROM payments p WHERE ${where}`),

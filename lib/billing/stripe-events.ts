@@ -14,6 +14,7 @@ import { paymentConfigOrThrow, type PaymentConfig } from "./payment-config";
 import { METADATA } from "./payments";
 import { lockBalance, reversePayment, settleDebts } from "./payment-reversals";
 import { Stripe, stripeClient, stripeFailure } from "./stripe-client";
+import { KIND_METADATA, SETUP_METADATA, type SavedCard, detachQuietly, recordTopupFailureIn, resetTopupFailures, saveCard, triggerAutoTopup } from "./auto-topup";
 
 /**
  * Stripe's webhook (docs/billing.md, Buying credits): the only writer of payment grants and
@@ -43,6 +44,8 @@ interface Effect {
   paymentId?: string | null;
   ledgerEntryId?: string | null;
   detail?: string;
+  /** A card saved for auto top-up replaced this one (detached after the commit). */
+  replacedCard?: string | null;
 }
 
 /** Verifies a delivery's signature and applies its event. Refused deliveries throw invalid_input (400) and are logged. */
@@ -87,6 +90,11 @@ export async function applyStripeEvent(db: Db, event: Stripe.Event, config: Paym
   else if (effect.outcome.startsWith("dispute_")) logger.warn(log, "stripe dispute: the account's owner was notified");
   else logger.info(log, "stripe event applied");
   if ((effect.outcome === "granted" || effect.outcome === "duplicate_grant") && effect.paymentId) await fetchReceipt(db, config, effect.paymentId);
+  if (effect.outcome === "card_saved" && effect.accountId) {
+    if (effect.replacedCard) await detachQuietly(config, effect.replacedCard);
+    // The balance may already be below the threshold: the new card is used now.
+    await triggerAutoTopup(db, effect.accountId).catch((err: Error) => logger.error({ account_id: effect.accountId, err: err.message }, "auto top-up failed to start"));
+  }
   return { event_id: event.id, type: event.type, outcome: effect.outcome, duplicate: false, payment_id: effect.paymentId ?? null, ledger_entry_id: effect.ledgerEntryId ?? null };
 }
 
@@ -108,10 +116,11 @@ async function replayed(db: Db, event: Stripe.Event): Promise<WebhookResult> {
 const idOf = (value: string | { id: string } | null | undefined): string | null => (typeof value === "string" ? value : (value?.id ?? null));
 
 /** Our ids in a Checkout session's or payment intent's metadata; none: not a Tollgate payment. */
-function ours(metadata: Stripe.Metadata | null | undefined): { paymentId: string; accountId: string; credits: string } | undefined {
+function ours(metadata: Stripe.Metadata | null | undefined): { paymentId: string; accountId: string; credits: string; kind: "checkout" | "auto_topup" } | undefined {
   const paymentId = metadata?.[METADATA.paymentId];
   if (!paymentId) return undefined;
-  return { paymentId, accountId: metadata?.[METADATA.accountId] ?? "", credits: metadata?.[METADATA.credits] ?? "" };
+  const kind = metadata?.[KIND_METADATA] === "auto_topup" ? "auto_topup" : "checkout";
+  return { paymentId, accountId: metadata?.[METADATA.accountId] ?? "", credits: metadata?.[METADATA.credits] ?? "", kind };
 }
 
 interface Prepared {
@@ -119,6 +128,8 @@ interface Prepared {
   payment?: { id: string; account_id: string };
   /** charge.refunded: the charge's refunds, listed from Stripe. */
   refunds?: Stripe.Refund[];
+  /** A completed setup session: the card it saved. */
+  card?: SavedCard;
 }
 
 /**
@@ -129,6 +140,10 @@ interface Prepared {
  */
 async function prepare(db: Db, event: Stripe.Event, config: PaymentConfig): Promise<Prepared> {
   switch (event.type) {
+    case "checkout.session.completed": {
+      const session = event.data.object;
+      return session.mode === "setup" ? { card: await savedCardOf(config, session) } : {};
+    }
     case "refund.created":
     case "refund.updated": {
       const refund = event.data.object;
@@ -154,6 +169,28 @@ async function prepare(db: Db, event: Stripe.Event, config: PaymentConfig): Prom
     default:
       return {};
   }
+}
+
+/** The card a completed setup session saved for auto top-up (read from its setup intent); undefined when the session is not Tollgate's. */
+async function savedCardOf(config: PaymentConfig, session: Stripe.Checkout.Session): Promise<SavedCard | undefined> {
+  const accountId = session.metadata?.[SETUP_METADATA.accountId];
+  const setupIntentId = idOf(session.setup_intent);
+  if (!accountId || session.metadata?.[SETUP_METADATA.purpose] === undefined || !setupIntentId) return undefined;
+  let intent: Stripe.SetupIntent;
+  try {
+    intent = await stripeClient(config).setupIntents.retrieve(setupIntentId, { expand: ["payment_method"] });
+  } catch (err) {
+    throw stripeFailure(err, `reading setup intent ${setupIntentId}`, config, "the event is answered with an error so that Stripe delivers it again");
+  }
+  const pm = intent.payment_method;
+  if (!pm || intent.status !== "succeeded") return undefined;
+  const card = typeof pm === "object" ? pm.card : null;
+  return {
+    accountId,
+    customerId: idOf(session.customer),
+    sessionId: session.id,
+    paymentMethod: { id: idOf(pm)!, brand: card?.brand ?? null, last4: card?.last4 ?? null, exp_month: card?.exp_month ?? null, exp_year: card?.exp_year ?? null },
+  };
 }
 
 /** The succeeded payment behind a payment intent or charge; undefined when it is not a Tollgate payment. */
@@ -183,6 +220,12 @@ async function apply(tx: Db, event: Stripe.Event, prepared: Prepared, actor: Act
     case "checkout.session.completed":
     case "checkout.session.async_payment_succeeded": {
       const session = event.data.object;
+      if (session.mode === "setup") {
+        if (!prepared.card) return { outcome: "ignored_not_tollgate" };
+        const saved = await saveCard(tx, prepared.card);
+        if (!saved.saved) return { outcome: "refused_card", accountId: null, detail: saved.reason };
+        return { outcome: "card_saved", accountId: prepared.card.accountId, replacedCard: saved.replaced, detail: `card ${prepared.card.paymentMethod.id} saved for auto top-up` };
+      }
       const meta = ours(session.metadata);
       if (!meta) return { outcome: "ignored_not_tollgate" };
       const paid = { ...meta, amountMinor: session.amount_total ?? 0, currency: session.currency ?? "", sessionId: session.id, paymentIntentId: idOf(session.payment_intent), chargeId: null };
@@ -194,6 +237,15 @@ async function apply(tx: Db, event: Stripe.Event, prepared: Prepared, actor: Act
       const meta = ours(intent.metadata);
       if (!meta) return { outcome: "ignored_not_tollgate" };
       return grantPayment(tx, { ...meta, amountMinor: intent.amount_received, currency: intent.currency, sessionId: null, paymentIntentId: intent.id, chargeId: idOf(intent.latest_charge) }, actor);
+    }
+    case "payment_intent.payment_failed": {
+      // A Checkout customer tries again on the same page; only an auto top-up's charge fails for good.
+      const intent = event.data.object;
+      const meta = ours(intent.metadata);
+      if (!meta || intent.metadata?.[KIND_METADATA] !== "auto_topup") return { outcome: "ignored_not_auto_topup" };
+      const error = intent.last_payment_error;
+      const failed = await recordTopupFailureIn(tx, { paymentId: meta.paymentId, code: error?.code ?? "payment_failed", message: error?.message ?? "The charge failed", paymentIntentId: intent.id });
+      return { outcome: failed ? "auto_topup_failed" : "duplicate_failure", accountId: meta.accountId, paymentId: meta.paymentId };
     }
     case "checkout.session.expired":
     case "checkout.session.async_payment_failed": {
@@ -248,6 +300,7 @@ async function apply(tx: Db, event: Stripe.Event, prepared: Prepared, actor: Act
 
 interface PaidInput {
   paymentId: string;
+  kind: "checkout" | "auto_topup";
   accountId: string;
   credits: string;
   amountMinor: number;
@@ -283,9 +336,9 @@ async function claimPayment(tx: Db, p: PaidInput, status: "pending" | "expired" 
   }
   if (!row) {
     await tx.execute(sql`
-      INSERT INTO payments (id, account_id, status, credits, amount_minor, currency, stripe_checkout_session_id, stripe_payment_intent_id, stripe_charge_id)
-      VALUES (${p.paymentId}, ${p.accountId}, ${status}, ${creditsToSql(p.credits)}::numeric, ${p.amountMinor}, ${p.currency}, ${p.sessionId}, ${p.paymentIntentId}, ${p.chargeId})
-      ON CONFLICT (id) DO NOTHING`);
+      INSERT INTO payments (id, account_id, kind, status, credits, amount_minor, currency, stripe_checkout_session_id, stripe_payment_intent_id, stripe_charge_id)
+      VALUES (${p.paymentId}, ${p.accountId}, ${p.kind}, ${status}, ${creditsToSql(p.credits)}::numeric, ${p.amountMinor}, ${p.currency}, ${p.sessionId}, ${p.paymentIntentId}, ${p.chargeId})
+      ON CONFLICT DO NOTHING`);
     return { known: { status, credits: creditsToSql(p.credits), amountMinor: p.amountMinor, currency: p.currency } };
   }
   return { known: { status: row.status, credits: row.credits, amountMinor: Number(row.amount_minor), currency: row.currency } };
@@ -310,14 +363,14 @@ async function grantPayment(tx: Db, p: PaidInput, actor: Actor): Promise<Effect>
   const claimed = await claimPayment(tx, p, "pending");
   if ("refused" in claimed) return claimed.refused;
   const ledgerId = newId("led");
-  const won = rows<{ credits: string; amount_minor: string | number; currency: string }>(
+  const won = rows<{ credits: string; amount_minor: string | number; currency: string; kind: string }>(
     await tx.execute(sql`
       UPDATE payments SET status = 'succeeded', ledger_entry_id = ${ledgerId}, succeeded_at = now(), updated_at = now(), checkout_url = NULL,
                           stripe_checkout_session_id = coalesce(stripe_checkout_session_id, ${p.sessionId}),
                           stripe_payment_intent_id = coalesce(stripe_payment_intent_id, ${p.paymentIntentId}),
                           stripe_charge_id = coalesce(stripe_charge_id, ${p.chargeId})
        WHERE id = ${p.paymentId} AND account_id = ${p.accountId} AND status <> 'succeeded'
-      RETURNING credits::text AS credits, amount_minor, currency`),
+      RETURNING credits::text AS credits, amount_minor, currency, kind`),
   )[0];
   if (!won) {
     await noteStripeIds(tx, p);
@@ -335,6 +388,7 @@ async function grantPayment(tx: Db, p: PaidInput, actor: Actor): Promise<Effect>
     actor,
   });
   const settled = await settleDebts(tx, p.accountId, p.paymentId);
+  if (won.kind === "auto_topup") await resetTopupFailures(tx, p.accountId);
   const detail = settled.length > 0 ? `granted ${won.credits}; settled debts: ${settled.map((s) => `${s.credits} for ${s.reversal_id}`).join(", ")}` : `granted ${won.credits}`;
   return { outcome: "granted", accountId: p.accountId, paymentId: p.paymentId, ledgerEntryId: ledgerId, detail };
 }

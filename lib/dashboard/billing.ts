@@ -1,7 +1,8 @@
 import type { z } from "zod";
-import type { BillingConfigSchema, CheckoutBodySchema, PaymentListSchema, PaymentSchema, ReconciliationSchema } from "../api/routes/billing-schemas";
+import type { AutoTopupBodySchema, AutoTopupSchema, BillingConfigSchema, CardSetupSchema, CheckoutBodySchema, PaymentListSchema, PaymentSchema, ReconciliationSchema } from "../api/routes/billing-schemas";
 import { apiData } from "./api-client";
 import { clean, type AuditQuery } from "./audit-api";
+import type { Translate } from "./i18n";
 
 /** `GET /api/v1/auth/billing/…` and the checkout (docs/billing.md, Buying credits); types from the API's schemas. */
 export type BillingConfig = z.infer<typeof BillingConfigSchema>;
@@ -11,7 +12,12 @@ export type CheckoutBody = z.infer<typeof CheckoutBodySchema>;
 export type Reconciliation = z.infer<typeof ReconciliationSchema>;
 export type ReconciliationLine = Reconciliation["lines"][number];
 
+export type AutoTopup = z.infer<typeof AutoTopupSchema>;
+export type AutoTopupBody = z.infer<typeof AutoTopupBodySchema>;
+export type CardSetup = z.infer<typeof CardSetupSchema>;
+
 export const billingConfigQueryKey = ["billing", "config"] as const;
+export const autoTopupQueryKey = ["billing", "auto-topup"] as const;
 
 /** The server's offer (price, packs, bounds) and the signed-in account's debt. */
 export function fetchBillingConfig(signal?: AbortSignal): Promise<BillingConfig> {
@@ -41,6 +47,24 @@ export function monthPeriod(now: Date, offset: number): { from: string; to: stri
 /** Asks for a Checkout page; the browser then goes to `checkout_url`. */
 export function startCheckout(body: CheckoutBody): Promise<Payment> {
   return apiData<Payment>("/auth/billing/checkout", { method: "POST", body });
+}
+
+/** The account's auto top-up (docs/billing.md, Auto top-up). */
+export function fetchAutoTopup(accountId: string | undefined, signal?: AbortSignal): Promise<AutoTopup> {
+  return apiData<AutoTopup>("/auth/billing/auto-topup", { query: clean({ account_id: accountId }), signal });
+}
+
+export function saveAutoTopup(body: AutoTopupBody): Promise<AutoTopup> {
+  return apiData<AutoTopup>("/auth/billing/auto-topup", { method: "PUT", body });
+}
+
+/** Asks for Stripe's page that saves a card; the browser then goes to `checkout_url`. */
+export function startCardSetup(): Promise<CardSetup> {
+  return apiData<CardSetup>("/auth/billing/auto-topup/card", { method: "POST" });
+}
+
+export function removeAutoTopupCard(): Promise<AutoTopup> {
+  return apiData<AutoTopup>("/auth/billing/auto-topup/card", { method: "DELETE" });
 }
 
 /** The number of minor units in one unit of `currency` (2 for usd, 0 for jpy), as Intl knows it. */
@@ -88,4 +112,10 @@ export function priceMinor(credits: string, pricePerCreditMinor: string): number
   const product = c * p; // in 10^-12 minor units
   const unit = 1_000_000_000_000n;
   return product % unit === 0n ? Number(product / unit) : null;
+}
+
+/** Why an auto top-up's charge failed, in words for the codes a card gives; else Stripe's own message. */
+export function failureReason(code: string | null, message: string | null, t: Translate): string {
+  if (code === "card_declined" || code === "authentication_required" || code === "expired_card" || code === "insufficient_funds") return t(`billing.autoTopup.failure.${code}`);
+  return message ?? code ?? "";
 }

@@ -23,6 +23,7 @@ import { msSince } from "../timing";
 import { systemClock, type Clock } from "../clock";
 import { budgetRefusalMessage, withScopeName } from "../billing/budgets";
 import { notify } from "../alerts/notify-sql";
+import { autoTopupAfterCharge } from "../billing/auto-topup";
 import { countCall, countCreditsReserved, countCreditsSettled } from "../observability/metrics";
 
 export interface CallRequest {
@@ -395,6 +396,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
     settled = recorded;
   }
   lap("settle");
+  if (charged && settled.settled) autoTopupAfterCharge(db, caller.accountId, settled.availableAfter);
   body.remaining_credits = settled.availableAfter == null ? null : creditsToNumber(settled.availableAfter);
   if (!settled.settled) {
     countCall("transport.execution_failed", "failed_not_charged");
@@ -444,6 +446,8 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
   }
 
   async function insufficient(needed: string): Promise<CallResult> {
+    // A refusal for want of credits is when auto top-up matters most (its threshold may be below this Call's price).
+    autoTopupAfterCharge(db, caller.accountId, "0");
     return reject(402, "billing.insufficient_credits", `Insufficient credits: this call needs ${creditsText(needed)}`, undefined, tool ?? undefined);
   }
 }

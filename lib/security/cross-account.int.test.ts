@@ -709,6 +709,19 @@ const TABLE: Record<string, Row> = {
       expect(bySupport.body.data).toMatchObject({ payment_id: B.paymentId, account_id: b.accountId, status: "pending" });
     },
   },
+  "GET /auth/billing/auto-topup": {
+    ids: ["query:account_id"],
+    answer: "the caller's own auto top-up only (B's threshold is not in it); 403 for account_id; support reads B's",
+    check: async () => {
+      const own = await get("/auth/billing/auto-topup", a.accessToken);
+      expect(own.status).toBe(200);
+      expect(own.body.data).toMatchObject({ account_id: a.accountId, state: "off", threshold_credits: null });
+      noLeak(own);
+      await refusesAccountId("/auth/billing/auto-topup");
+      const bySupport = await get(`/auth/billing/auto-topup?account_id=${b.accountId}`, support.accessToken);
+      expect(bySupport.body.data).toMatchObject({ account_id: b.accountId, threshold_credits: 77, amount_credits: 100 });
+    },
+  },
   "GET /auth/billing/reconciliation": {
     ids: ["query:account_id"],
     answer: "the caller's own lines only (B's charge, known to Stripe, is not among them); 403 for account_id; support reads B's line",
@@ -790,6 +803,7 @@ beforeAll(async () => {
   const bought = await api("POST", "/auth/billing/checkout", b.accessToken, { pack: 100 });
   expect(bought.status).toBe(201);
   B.paymentId = bought.body.data.payment_id;
+  expect((await api("PUT", "/auth/billing/auto-topup", b.accessToken, { threshold_credits: 77, amount_credits: 100, daily_limit_credits: 500 })).status).toBe(200);
   // Paid on Stripe, its webhook not delivered: B's reconciliation has a line (missing in the ledger), the payment stays pending.
   fakeStripe.pay(bought.body.data.stripe_checkout_session_id);
   const statements = await get("/auth/credits/statements", b.accessToken);

@@ -230,6 +230,10 @@ const OWN_ACCOUNT: Record<string, { status: number; /** What a member gets where
   "GET /auth/billing/payments/{payment_id}": { status: 200, send: (t) => api("GET", `/auth/billing/payments/${own.paymentId}`, t) },
   "GET /auth/billing/reconciliation": { status: 200, send: (t) => api("GET", "/auth/billing/reconciliation?from=2026-01-01&to=2026-02-01", t) },
   "POST /auth/billing/checkout": { status: 201, member: 403, send: (t) => api("POST", "/auth/billing/checkout", t, { pack: 100 }) },
+  "GET /auth/billing/auto-topup": { status: 200, send: (t) => api("GET", "/auth/billing/auto-topup", t) },
+  "PUT /auth/billing/auto-topup": { status: 200, member: 403, send: (t) => api("PUT", "/auth/billing/auto-topup", t, { threshold_credits: 10, amount_credits: 100, daily_limit_credits: 500 }) },
+  "POST /auth/billing/auto-topup/card": { status: 201, member: 403, send: (t) => api("POST", "/auth/billing/auto-topup/card", t) },
+  "DELETE /auth/billing/auto-topup/card": { status: 200, member: 403, send: (t) => api("DELETE", "/auth/billing/auto-topup/card", t) },
   // MCP: a user's access token opens a session (its `call` tool refuses it, as REST's Call does).
   "POST /mcp": { status: 200, send: (t) => mcp("POST", t, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "roles", version: "1" } } }) },
   "GET /mcp": { status: 405, send: (t) => mcp("GET", t) },

@@ -14,6 +14,7 @@ import { startWebhookWorker } from "../webhooks/deliver";
 import { startAuditDigests } from "../audit/digests";
 import { paymentConfig } from "../billing/payment-config";
 import { startPaymentReconciliation } from "../billing/reconcile-nightly";
+import { startAutoTopups } from "../billing/auto-topup";
 
 export interface Bootstrapped {
   database: Database;
@@ -73,6 +74,8 @@ export function bootstrap(): Promise<Bootstrapped> {
           error: (err) => logger.error({ err: err.message }, "payments reconciliation failed"),
         })
       : undefined;
+    // Payments on: every instance retries top-ups Stripe has not answered and tops up accounts that fell below their threshold.
+    const stopAutoTopups = payments ? startAutoTopups(db, { error: (err) => logger.error({ err: err.message }, "auto top-up sweep failed") }) : undefined;
     logger.info(payments ? { currency: payments.currency, credit_price_minor: payments.priceMinor, stripe_api: payments.api?.host ?? "api.stripe.com" } : {}, payments ? "payments through Stripe: on" : "payments through Stripe: off (STRIPE_SECRET_KEY unset)");
     return {
       database,
@@ -86,6 +89,7 @@ export function bootstrap(): Promise<Bootstrapped> {
         void webhookWorker.stop();
         stopDigests();
         stopReconciliation?.();
+        stopAutoTopups?.();
       },
     };
   })();

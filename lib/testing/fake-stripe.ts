@@ -7,6 +7,9 @@ import Stripe from "stripe";
  * A local stand-in for the few Stripe endpoints Tollgate uses, good enough for the real `stripe`
  * SDK pointed at it (STRIPE_API_URL): Checkout Sessions (create, retrieve), Payment Intents
  * (retrieve, `expand[]=latest_charge`), Charges (retrieve), Refunds (list by charge, create) and
+ * Customers (create), Setup Intents (retrieve, `expand[]=payment_method`), Payment Methods (detach),
+ * off-session Payment Intents (create with `confirm`: the saved card's behaviour decides — it pays,
+ * is declined, or needs authentication, answered 402 as Stripe does), and
  * Balance Transactions (list with `created[gte|lt]`, `limit`/`starting_after`, `expand[]=data.source`;
  * retrieve): a charge and a succeeded refund each make one, with a fee on charges (2.9 % + 30,
  * `fee_details`), a dispute a withdrawal when first seen and a reinstatement if won (Disputes:
@@ -17,7 +20,9 @@ import Stripe from "stripe";
  * made unreachable or slow. Tests move money with its helpers (`pay`, `refund`, `dispute`,
  * `expire`), which return the objects Stripe's events would carry, and deliver those events signed
  * by the SDK's own `generateTestHeaderString`. `GET /checkout/<session id>` is a hosted page whose
- * Pay button pays, delivers the events to `webhook` (when set) and goes back to the success URL.
+ * Pay button pays (or, in setup mode, saves the test card picked), delivers the events to `webhook`
+ * (when set) and goes back to the success URL. With `webhook` set, an off-session charge delivers
+ * its `payment_intent.succeeded` or `payment_intent.payment_failed` too, as Stripe would.
  */
 
 type Json = Record<string, unknown>;
@@ -46,6 +51,12 @@ export interface FakeStripe {
   refunds: Map<string, Json>;
   /** Balance transactions by id (tests may change one, e.g. its amount or `created`). */
   balanceTransactions: Map<string, Json>;
+  customers: Map<string, Json>;
+  setupIntents: Map<string, Json>;
+  /** Saved cards by id; `_behaviour` decides what charging one does (tests may change it). */
+  paymentMethods: Map<string, Json>;
+  /** Completes an open setup session with a test card that pays, is declined, or needs authentication. */
+  saveCard(sessionId: string, behaviour?: CardBehaviour): { session: Json; setupIntent: Json; paymentMethod: Json };
   /** Pays an open session: its payment intent and charge (with a receipt) succeed. */
   pay(sessionId: string): { session: Json; paymentIntent: Json; charge: Json };
   /** Expires an open session. */
@@ -67,6 +78,14 @@ export interface FakeStripe {
   event(type: string, object: Json, id?: string): Json;
   close(): Promise<void>;
 }
+
+/** What charging a saved test card does: Stripe's 4242 (pays), 0002 (declined) and 3184 (always needs its holder to authenticate). */
+export type CardBehaviour = "succeeds" | "declines" | "authentication_required";
+const TEST_CARDS: Record<CardBehaviour, { last4: string; label: string }> = {
+  succeeds: { last4: "4242", label: "Visa 4242 (pays)" },
+  declines: { last4: "0002", label: "Visa 0002 (declined)" },
+  authentication_required: { last4: "3184", label: "Visa 3184 (needs authentication)" },
+};
 
 const random = (n = 12) => crypto.randomBytes(n).toString("hex").slice(0, n * 2);
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -114,6 +133,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     charges: new Map<string, Json>(),
     refunds: new Map<string, Json>(),
     balanceTransactions: new Map<string, Json>(),
+    customers: new Map<string, Json>(),
+    setupIntents: new Map<string, Json>(),
+    paymentMethods: new Map<string, Json>(),
   } as FakeStripe;
 
   /** One balance transaction: `fee` is taken from `amount`, `net` is what is left. */
@@ -176,13 +198,21 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       amount += Number(price.unit_amount) * Number(item.quantity ?? 1);
       currency = String(price.currency);
     }
-    if (params.mode !== "payment") throw new Error("only mode=payment is played here");
+    if (params.mode !== "payment" && params.mode !== "setup") throw new Error("only mode=payment and mode=setup are played here");
+    if (params.mode === "setup") {
+      if (items.length > 0) throw new Error("line_items cannot be given in setup mode");
+      if (!params.currency) throw new Error("currency is required in setup mode");
+      if (params.customer && !fake.customers.has(String(params.customer))) throw new Error(`No such customer: '${String(params.customer)}'`);
+      currency = String(params.currency);
+    }
     if (!params.success_url || !params.cancel_url) throw new Error("success_url and cancel_url are required");
     const id = `cs_test_${random(16)}`;
     const session: Json = {
       id,
       object: "checkout.session",
-      mode: "payment",
+      mode: params.mode,
+      customer: params.customer ?? null,
+      setup_intent: null,
       status: "open",
       payment_status: "unpaid",
       amount_subtotal: amount,
@@ -198,8 +228,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       created: nowSeconds(),
       expires_at: nowSeconds() + 86400,
       livemode: false,
-      // Kept for `pay`: what the payment intent will carry (Stripe copies it there).
-      _intent_metadata: ((params.payment_intent_data as Json | undefined)?.metadata as Json) ?? {},
+      // Kept for `pay` and `saveCard`: what the payment or setup intent will carry (Stripe copies it there).
+      _intent_metadata: ((params.payment_intent_data as Json | undefined)?.metadata as Json) ?? ((params.setup_intent_data as Json | undefined)?.metadata as Json) ?? {},
     };
     fake.sessions.set(id, session);
     return session;
@@ -216,6 +246,66 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     Object.assign(session, { status: "complete", payment_status: "paid", payment_intent: intentId });
     return { session: visible(session), paymentIntent, charge };
   };
+
+  fake.saveCard = (sessionId, behaviour = "succeeds") => {
+    const session = fake.sessions.get(sessionId);
+    if (!session) throw new Error(`no session ${sessionId}`);
+    if (session.mode !== "setup" || session.status !== "open") throw new Error(`session ${sessionId} is not an open setup session`);
+    const customer = session.customer === null ? null : String(session.customer);
+    const paymentMethod: Json = {
+      id: `pm_${random(12)}`,
+      object: "payment_method",
+      type: "card",
+      card: { brand: "visa", last4: TEST_CARDS[behaviour].last4, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3 },
+      customer,
+      created: nowSeconds(),
+      livemode: false,
+      _behaviour: behaviour,
+    };
+    fake.paymentMethods.set(String(paymentMethod.id), paymentMethod);
+    const setupIntent: Json = { id: `seti_${random(12)}`, object: "setup_intent", status: "succeeded", customer, payment_method: paymentMethod.id, usage: "off_session", metadata: session._intent_metadata, created: nowSeconds(), livemode: false };
+    fake.setupIntents.set(String(setupIntent.id), setupIntent);
+    Object.assign(session, { status: "complete", setup_intent: setupIntent.id });
+    return { session: visible(session), setupIntent, paymentMethod: visible(paymentMethod) };
+  };
+
+  /** An off-session charge of a saved card: it pays, or fails as Stripe answers a decline (402, the intent in the error). */
+  function chargeSavedCard(params: Json): { status: number; body: Json; event: Json } {
+    const pm = fake.paymentMethods.get(String(params.payment_method));
+    if (!pm) return { status: 400, body: { error: { type: "invalid_request_error", code: "resource_missing", message: `No such PaymentMethod: '${String(params.payment_method)}'` } }, event: {} };
+    if (pm.customer !== params.customer) {
+      return { status: 400, body: { error: { type: "invalid_request_error", message: "The provided PaymentMethod does not belong to the customer" } }, event: {} };
+    }
+    const amount = Number(params.amount);
+    const currency = String(params.currency);
+    const metadata = (params.metadata as Json | undefined) ?? {};
+    if (pm._behaviour === "succeeds") {
+      const { paymentIntent } = succeededCharge(amount, currency, metadata);
+      Object.assign(paymentIntent, { customer: params.customer, payment_method: pm.id, description: params.description ?? null });
+      return { status: 200, body: paymentIntent, event: fake.event("payment_intent.succeeded", paymentIntent) };
+    }
+    const declined = pm._behaviour === "declines";
+    const error = declined
+      ? { type: "card_error", code: "card_declined", decline_code: "generic_decline", message: "Your card was declined." }
+      : { type: "card_error", code: "authentication_required", decline_code: "authentication_required", message: "Your card was declined. This transaction requires authentication." };
+    const paymentIntent: Json = {
+      id: `pi_${random(12)}`,
+      object: "payment_intent",
+      amount,
+      amount_received: 0,
+      currency,
+      customer: params.customer,
+      payment_method: null,
+      status: "requires_payment_method",
+      last_payment_error: { ...error, payment_method: visible(pm) },
+      metadata,
+      latest_charge: null,
+      created: nowSeconds(),
+      livemode: false,
+    };
+    fake.paymentIntents.set(String(paymentIntent.id), paymentIntent);
+    return { status: 402, body: { error: { ...error, payment_intent: paymentIntent } }, event: fake.event("payment_intent.payment_failed", paymentIntent) };
+  }
 
   fake.charge = ({ amount, currency = "usd", metadata = {} }) => succeededCharge(amount, currency, metadata);
   fake.addFee = (amount, currency = "usd", created) => ledgerTxn("stripe_fee", "fee", -Math.abs(amount), currency, null, 0, created);
@@ -302,6 +392,32 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         return invalid(res, (err as Error).message);
       }
     }
+    if (method === "POST" && path === "/v1/customers") {
+      const customer: Json = { id: `cus_${random(12)}`, object: "customer", email: params.email ?? null, description: params.description ?? null, metadata: params.metadata ?? {}, created: nowSeconds(), livemode: false };
+      fake.customers.set(String(customer.id), customer);
+      return send(res, 200, customer);
+    }
+    if (method === "GET" && (m = /^\/v1\/setup_intents\/([\w]+)$/.exec(path))) {
+      const intent = fake.setupIntents.get(m[1]);
+      if (!intent) return invalid(res, `No such setupintent: '${m[1]}'`, 404);
+      const expand = ([] as unknown[]).concat(params.expand ?? []);
+      const pm = fake.paymentMethods.get(String(intent.payment_method));
+      return send(res, 200, expand.includes("payment_method") && pm ? { ...intent, payment_method: visible(pm) } : intent);
+    }
+    if (method === "POST" && (m = /^\/v1\/payment_methods\/([\w]+)\/detach$/.exec(path))) {
+      const pm = fake.paymentMethods.get(m[1]);
+      if (!pm) return invalid(res, `No such PaymentMethod: '${m[1]}'`, 404);
+      pm.customer = null;
+      return send(res, 200, visible(pm));
+    }
+    if (method === "POST" && path === "/v1/payment_intents") {
+      if (params.confirm !== "true" || params.off_session !== "true") return invalid(res, "only confirmed off-session payment intents are played here");
+      const charged = chargeSavedCard(params);
+      send(res, charged.status, charged.body);
+      const event = charged.event;
+      if (fake.webhook && event.id) setTimeout(() => void deliverStripeEvent(fake.webhook!.url, event, { secret: fake.webhook!.secret }).catch(() => undefined), 0);
+      return;
+    }
     if (method === "GET" && (m = /^\/v1\/checkout\/sessions\/([\w]+)$/.exec(path))) {
       const session = fake.sessions.get(m[1]);
       return session ? send(res, 200, visible(session)) : invalid(res, `No such checkout.session: '${m[1]}'`, 404);
@@ -360,12 +476,23 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     return invalid(res, `Unrecognized request URL (${method}: ${path}) in the fake`, 404);
   }
 
-  async function hosted(method: string, path: string, res: http.ServerResponse) {
+  async function hosted(method: string, path: string, form: string, res: http.ServerResponse) {
     const m = /^\/checkout\/(cs_test_\w+)(\/pay|\/cancel)?$/.exec(path);
     const session = m ? fake.sessions.get(m[1]) : undefined;
     if (!m || !session) {
       res.writeHead(404, { "content-type": "text/plain" });
       return res.end("no such checkout session");
+    }
+    if (method === "GET" && !m[2] && session.mode === "setup") {
+      const choices = (Object.keys(TEST_CARDS) as CardBehaviour[])
+        .map((b, i) => `<p><label><input type="radio" name="card" value="${b}"${i === 0 ? " checked" : ""}> ${TEST_CARDS[b].label}</label></p>`)
+        .join("");
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      return res.end(
+        `<!doctype html><html lang="en"><head><title>Test checkout: save a card</title></head><body><main><h1>Save a card</h1>` +
+          `<form method="post" action="/checkout/${session.id}/pay"><fieldset><legend>Test card</legend>${choices}</fieldset><button type="submit">Save card</button></form>` +
+          `<p><a href="/checkout/${session.id}/cancel">Cancel</a></p></main></body></html>`,
+      );
     }
     if (method === "GET" && !m[2]) {
       const amount = `${(Number(session.amount_total) / 100).toFixed(2)} ${String(session.currency).toUpperCase()}`;
@@ -379,6 +506,13 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     }
     if (m[2] === "/cancel") {
       res.writeHead(303, { location: String(session.cancel_url) });
+      return res.end();
+    }
+    if (method === "POST" && m[2] === "/pay" && session.mode === "setup") {
+      const picked = new URLSearchParams(form).get("card") as CardBehaviour | null;
+      const saved = session.status === "open" ? fake.saveCard(String(session.id), picked && picked in TEST_CARDS ? picked : "succeeds") : undefined;
+      if (saved && fake.webhook) await deliverStripeEvent(fake.webhook.url, fake.event("checkout.session.completed", saved.session), { secret: fake.webhook.secret }).catch(() => undefined);
+      res.writeHead(303, { location: String(session.success_url) });
       return res.end();
     }
     if (method === "POST" && m[2] === "/pay") {
@@ -401,10 +535,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       void (async () => {
-        if (url.pathname.startsWith("/checkout/")) return hosted(req.method ?? "GET", url.pathname, res);
+        if (url.pathname.startsWith("/checkout/")) return hosted(req.method ?? "GET", url.pathname, Buffer.concat(chunks).toString("utf8"), res);
         if (fake.mode === "down") return req.socket.destroy();
         if (fake.mode === "slow") await new Promise((r) => setTimeout(r, fake.delayMs));
-        if (res.destroyed) return;
+        // A client that gave up does not stop Stripe: the request is still carried out, its answer lost.
         const body = Buffer.concat(chunks).toString("utf8");
         const params = parseStripeForm(req.method === "GET" ? url.search.slice(1) : body);
         const key = typeof req.headers["idempotency-key"] === "string" ? req.headers["idempotency-key"] : null;

@@ -7,6 +7,21 @@
 export const paymentStatuses = ["pending", "succeeded", "failed", "expired"] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
 
+/** How a payment was started: an owner on Stripe Checkout, or auto top-up charging the account's saved card off-session. */
+export const paymentKinds = ["checkout", "auto_topup"] as const;
+export type PaymentKind = (typeof paymentKinds)[number];
+
+/**
+ * Auto top-up's state (docs/billing.md, Auto top-up): `off` (not enabled), `needs_card` (enabled
+ * settings wait for a saved card), `active`, or `paused` after three failed charges in a row (an
+ * owner resumes it by saving a card or enabling it again).
+ */
+export const autoTopupStates = ["off", "needs_card", "active", "paused"] as const;
+export type AutoTopupState = (typeof autoTopupStates)[number];
+
+/** Failures after which auto top-up pauses itself rather than keep charging a card that fails. */
+export const AUTO_TOPUP_MAX_FAILURES = 3;
+
 /** What took a payment's money back: a refund (by its `re_…` id) or a dispute the operator lost (`dp_…`). */
 export const reversalKinds = ["refund", "dispute_lost"] as const;
 export type ReversalKind = (typeof reversalKinds)[number];

@@ -24,6 +24,6 @@ const route = createRoute({
 export function registerBillingPaymentsList(app: ApiApp) {
   app.openapi(route, async (c) => {
     const q = c.req.valid("query");
-    return apiOk(c, await auditRead(c, { accountId: q.account_id }, (target) => listPayments(c.env.db, target, { status: q.status, page: q.page, pageSize: q.page_size })));
+    return apiOk(c, await auditRead(c, { accountId: q.account_id }, (target) => listPayments(c.env.db, target, { status: q.status, kind: q.kind, page: q.page, pageSize: q.page_size })));
   });
 }

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { paymentStatuses, reconcileKinds, reconcileStatuses, reversalKinds } from "../../vocab/payments";
+import { autoTopupStates, paymentKinds, paymentStatuses, reconcileKinds, reconcileStatuses, reversalKinds } from "../../vocab/payments";
 import { accountId } from "../../audit/query-schemas";
 
 export const BILLING_EXTENSION =
@@ -23,6 +23,7 @@ export const PaymentSchema = z
   .object({
     payment_id: z.string(),
     account_id: z.string(),
+    kind: z.enum(paymentKinds).openapi({ description: "checkout: an owner paid on Stripe Checkout; auto_topup: auto top-up charged the saved card" }),
     status: z.enum(paymentStatuses).openapi({ description: "pending until Stripe's webhook says it was paid (succeeded: granted), or its Checkout expired or its payment failed" }),
     credits: z.number(),
     amount_minor: z.number().int().openapi({ description: "The price in the currency's minor unit (cents for usd)" }),
@@ -30,6 +31,8 @@ export const PaymentSchema = z
     ledger_entry_id: z.string().nullable().openapi({ description: "The grant's `grant_payment_recharge` ledger row, once succeeded" }),
     receipt_url: z.string().nullable().openapi({ description: "Stripe's receipt, once the payment's charge is known" }),
     checkout_url: z.string().nullable().openapi({ description: "Stripe's hosted Checkout page, while pending" }),
+    failure_code: z.string().nullable().openapi({ description: "Why a payment failed, in Stripe's words (card_declined, authentication_required, …)" }),
+    failure_message: z.string().nullable(),
     stripe_checkout_session_id: z.string().nullable(),
     stripe_payment_intent_id: z.string().nullable(),
     refunded_minor: z.number().int().openapi({ description: "Money refunds and lost disputes gave back" }),
@@ -54,6 +57,7 @@ export const PaymentListSchema = z
 
 export const PaymentListQuerySchema = z.object({
   status: z.enum(paymentStatuses).optional(),
+  kind: z.enum(paymentKinds).optional(),
   page: z.coerce.number().int().min(1).max(100_000).default(1),
   page_size: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: "1 to 100, default 20" }),
   account_id: accountId,
@@ -148,3 +152,49 @@ export const ReconciliationSchema = z
     lines: z.array(ReconciliationLineSchema),
   })
   .openapi("PaymentReconciliation");
+
+const creditsInput = (description: string) =>
+  z
+    .union([z.number().min(0), z.string().regex(/^\d{1,14}(\.\d{1,6})?$/)])
+    .optional()
+    .openapi({ description: `${description} (a number of credits, at most 6 decimals); absent keeps it` });
+
+export const AutoTopupSchema = z
+  .object({
+    account_id: z.string(),
+    state: z.enum(autoTopupStates).openapi({ description: "off; needs_card (on, but no card saved); active; paused after three failed charges in a row" }),
+    enabled: z.boolean(),
+    threshold_credits: z.number().nullable().openapi({ description: "A top-up starts when the available balance falls below this" }),
+    amount_credits: z.number().nullable().openapi({ description: "Credits each top-up buys" }),
+    daily_limit_credits: z.number().nullable().openapi({ description: "At most this many credits bought by auto top-up in any 24 hours" }),
+    amount_minor: z.number().int().nullable().openapi({ description: "The price of one top-up in the currency's minor unit" }),
+    currency: z.string(),
+    card: z
+      .object({ brand: z.string().nullable(), last4: z.string().nullable(), exp_month: z.number().int().nullable(), exp_year: z.number().int().nullable() })
+      .nullable()
+      .openapi({ description: "The saved card (through Checkout in setup mode); null when none" }),
+    consecutive_failures: z.number().int(),
+    paused_at: z.string().nullable(),
+    last_failure: z.object({ code: z.string().nullable(), message: z.string().nullable(), at: z.string() }).nullable(),
+    bought_last_24h_credits: z.number().openapi({ description: "Credits auto top-up bought or is buying in the last 24 hours" }),
+    in_flight_payment_id: z.string().nullable().openapi({ description: "The top-up waiting for Stripe (one at a time)" }),
+    updated_at: z.string().nullable(),
+  })
+  .openapi("AutoTopup");
+
+export const AutoTopupBodySchema = z
+  .object({
+    enabled: z.boolean().optional().openapi({ description: "true turns it on (and resumes a paused one); needs the three amounts" }),
+    threshold_credits: creditsInput("Start a top-up when the available balance falls below this"),
+    amount_credits: creditsInput("Credits each top-up buys: a purchase this server sells"),
+    daily_limit_credits: creditsInput("At most this many credits in any 24 hours; at least amount_credits"),
+  })
+  .strict()
+  .openapi("AutoTopupRequest");
+
+export const CardSetupSchema = z
+  .object({
+    checkout_url: z.string().openapi({ description: "Stripe's Checkout page (setup mode) where the owner saves a card; it comes back to PUBLIC_URL/billing?card=saved" }),
+    setup_session_id: z.string(),
+  })
+  .openapi("CardSetup");

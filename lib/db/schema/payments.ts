@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, date, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
-import { paymentStatuses, reversalKinds } from "../../vocab/payments";
+import { bigint, boolean, check, date, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { paymentKinds, paymentStatuses, reversalKinds } from "../../vocab/payments";
 import { accounts } from "./accounts";
 import { createdAt, credits, tsz, updatedAt } from "./columns";
 
@@ -17,12 +17,15 @@ export const payments = pgTable(
     id: text("id").primaryKey(),
     accountId: text("account_id").notNull().references(() => accounts.id),
     status: text("status", { enum: paymentStatuses }).notNull().default("pending"),
+    kind: text("kind", { enum: paymentKinds }).notNull().default("checkout"),
     credits: credits("credits").notNull(),
     amountMinor: bigint("amount_minor", { mode: "number" }).notNull(),
     currency: text("currency").notNull(),
     stripeCheckoutSessionId: text("stripe_checkout_session_id"),
     stripePaymentIntentId: text("stripe_payment_intent_id"),
     stripeChargeId: text("stripe_charge_id"),
+    /** The saved card an auto top-up charges (its retries reuse it with the same idempotency key). */
+    stripePaymentMethodId: text("stripe_payment_method_id"),
     /** Stripe's hosted Checkout page while the payment is pending. */
     checkoutUrl: text("checkout_url"),
     receiptUrl: text("receipt_url"),
@@ -32,14 +35,62 @@ export const payments = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     succeededAt: tsz("succeeded_at"),
+    /** Why a payment failed: Stripe's code (`card_declined`, `authentication_required`, …) and message. */
+    failureCode: text("failure_code"),
+    failureMessage: text("failure_message"),
   },
   (t) => [
     uniqueIndex("payments_checkout_session_uq").on(t.stripeCheckoutSessionId),
+    // One auto top-up in flight per account, whatever the number of Calls or instances that cross the threshold at once.
+    uniqueIndex("payments_auto_topup_in_flight_uq").on(t.accountId).where(sql`${t.kind} = 'auto_topup' AND ${t.status} = 'pending'`),
     uniqueIndex("payments_payment_intent_uq").on(t.stripePaymentIntentId),
     index("payments_charge_idx").on(t.stripeChargeId),
     index("payments_account_created_idx").on(t.accountId, t.createdAt.desc(), t.id.desc()),
     check("payments_amounts_positive", sql`${t.amountMinor} > 0 AND ${t.credits} > 0`),
     check("payments_grant_iff_succeeded", sql`(${t.status} = 'succeeded') = (${t.ledgerEntryId} IS NOT NULL)`),
+  ],
+);
+
+/**
+ * An account's auto top-up (lib/billing/auto-topup.ts): when the available balance falls below
+ * `threshold_credits`, buy `amount_credits` with the card saved through Checkout in setup mode,
+ * at most `daily_limit_credits` in any 24 hours. Three failed charges in a row pause it.
+ */
+export const autoTopups = pgTable(
+  "auto_topups",
+  {
+    accountId: text("account_id")
+      .primaryKey()
+      .references(() => accounts.id),
+    enabled: boolean("enabled").notNull().default(false),
+    thresholdCredits: credits("threshold_credits"),
+    amountCredits: credits("amount_credits"),
+    dailyLimitCredits: credits("daily_limit_credits"),
+    stripeCustomerId: text("stripe_customer_id"),
+    paymentMethodId: text("payment_method_id"),
+    cardBrand: text("card_brand"),
+    cardLast4: text("card_last4"),
+    cardExpMonth: integer("card_exp_month"),
+    cardExpYear: integer("card_exp_year"),
+    /** The Checkout session (setup mode) that saves the next card. */
+    setupSessionId: text("setup_session_id"),
+    consecutiveFailures: integer("consecutive_failures").notNull().default(0),
+    pausedAt: tsz("paused_at"),
+    lastFailureCode: text("last_failure_code"),
+    lastFailureMessage: text("last_failure_message"),
+    lastFailureAt: tsz("last_failure_at"),
+    updatedBy: text("updated_by"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check(
+      "auto_topups_settings",
+      sql`(${t.thresholdCredits} IS NULL OR ${t.thresholdCredits} >= 0) AND (${t.amountCredits} IS NULL OR ${t.amountCredits} > 0)
+          AND (${t.dailyLimitCredits} IS NULL OR ${t.dailyLimitCredits} >= ${t.amountCredits})
+          AND (NOT ${t.enabled} OR (${t.thresholdCredits} IS NOT NULL AND ${t.amountCredits} IS NOT NULL AND ${t.dailyLimitCredits} IS NOT NULL))`,
+    ),
+    index("auto_topups_enabled_idx").on(t.accountId).where(sql`${t.enabled} AND ${t.pausedAt} IS NULL AND ${t.paymentMethodId} IS NOT NULL`),
   ],
 );
 

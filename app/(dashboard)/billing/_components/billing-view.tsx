@@ -18,6 +18,7 @@ import { useTimeZone } from "@/lib/dashboard/time-zone";
 import { pagingParams, useUrlParams } from "@/lib/dashboard/url-state";
 import { InstantCell, StatusCell } from "./cells";
 import { ReconciliationSection } from "./reconciliation-section";
+import { AutoTopupSection } from "./auto-topup-section";
 
 /**
  * Billing: the owner buys credits through Stripe Checkout (a pack or an amount), comes back to a
@@ -36,6 +37,7 @@ export function BillingView({ canBuy }: { canBuy: boolean }) {
     <div className="space-y-8">
       {returned && <ReturnedPayment paymentId={returned} canceled={params.get("canceled") === "1"} />}
       {buying && (config.isPending ? <LoadingBlock label="" rows={3} /> : config.data ? <BuyCredits config={config.data} /> : null)}
+      <AutoTopupSection canEdit={canBuy} />
       <PaymentsSection />
       <ReconciliationSection />
     </div>
@@ -239,7 +241,15 @@ function PaymentsTable({ payments, busy, footer }: { payments: Payment[]; busy: 
       }),
       column.accessor("status", {
         header: () => t("billing.colStatus"),
-        cell: (info) => <StatusCell status={info.getValue()} tone={statusTone[info.getValue()]} label={t(`billing.status.${info.getValue()}`)} testId="payment-status" />,
+        cell: (info) => {
+          const p = info.row.original;
+          return (
+            <span className="flex flex-col items-start gap-0.5">
+              <StatusCell status={p.status} tone={statusTone[p.status]} label={t(`billing.status.${p.status}`)} testId="payment-status" title={p.failure_message ?? undefined} />
+              {p.kind === "auto_topup" && <span className="text-xs text-zinc-500" data-testid="payment-kind">{t("billing.kindAutoTopup")}</span>}
+            </span>
+          );
+        },
         meta: { primary: true },
       }),
       column.accessor("credits", {

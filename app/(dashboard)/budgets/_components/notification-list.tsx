@@ -8,9 +8,11 @@ import { Card } from "@/components/ui/card";
 import { ErrorState } from "@/components/ui/error-state";
 import { EmptyState, LoadingBlock } from "@/components/ui/states";
 import { fetchNotifications, markNotificationsRead, notificationsQueryKey, type NotificationItem } from "@/lib/dashboard/alerts";
+import { failureReason, formatMoney } from "@/lib/dashboard/billing";
 import { formatCredits, formatCreditsUnit, formatDateTime, formatZonedDateTime } from "@/lib/dashboard/format";
 import type { Locale, Translate } from "@/lib/dashboard/i18n";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
+import { AUTO_TOPUP_MAX_FAILURES } from "@/lib/vocab/payments";
 
 const kindTone: Record<NotificationItem["kind"], Tone> = {
   low_balance: "red",
@@ -20,6 +22,8 @@ const kindTone: Record<NotificationItem["kind"], Tone> = {
   payment_disputed: "amber",
   payment_dispute_lost: "red",
   payment_unmatched: "amber",
+  auto_topup_failed: "red",
+  auto_topup_limited: "amber",
   webhook_test: "sky",
 };
 
@@ -42,6 +46,24 @@ function describe(n: NotificationItem, t: Translate, locale: Locale, timeZone: s
   }
   if (n.kind === "credits_expiring" && p.remaining_credits !== undefined && p.amount_credits !== undefined && typeof p.expires_at === "string") {
     return t("notifications.text.credits_expiring", { remaining: credits(p.remaining_credits), n: Number(p.remaining_credits), amount: credits(p.amount_credits), time: formatZonedDateTime(p.expires_at, timeZone, locale) });
+  }
+  const money = typeof p.amount_minor === "number" && typeof p.currency === "string" ? formatMoney(p.amount_minor, p.currency, locale) : null;
+  const unit = (v: unknown) => formatCreditsUnit(Number(v), locale, t);
+  if (n.kind === "payment_disputed" && money) return t("notifications.text.payment_disputed", { amount: money, reason: String(p.reason ?? "").replaceAll("_", " ") });
+  if (n.kind === "payment_dispute_lost" && money && p.credits_reversed !== undefined) {
+    const debt = Number(p.debt_credits ?? 0);
+    return debt > 0
+      ? t("notifications.text.payment_dispute_lost_debt", { amount: money, credits: unit(p.credits_reversed), debt: unit(debt) })
+      : t("notifications.text.payment_dispute_lost", { amount: money, credits: unit(p.credits_reversed) });
+  }
+  if (n.kind === "auto_topup_failed" && money && p.credits !== undefined) {
+    const failures = Number(p.consecutive_failures ?? 1);
+    const reason = failureReason(typeof p.code === "string" ? p.code : null, typeof p.message === "string" ? p.message : null, t);
+    const then = p.paused === true ? t("notifications.text.auto_topup_paused", { n: failures }) : t("notifications.text.auto_topup_failures", { n: failures, max: AUTO_TOPUP_MAX_FAILURES });
+    return `${t("notifications.text.auto_topup_failed", { amount: money, credits: unit(p.credits), reason })} ${then}`;
+  }
+  if (n.kind === "auto_topup_limited" && p.limit_credits !== undefined && p.bought_credits !== undefined) {
+    return t("notifications.text.auto_topup_limited", { bought: unit(p.bought_credits), limit: unit(p.limit_credits) });
   }
   if (n.kind === "webhook_test") return t("notifications.text.webhook_test");
   return Object.entries(p)
