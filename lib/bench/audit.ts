@@ -11,7 +11,9 @@
 // database tollgate_bench_audit_<rand> is created on postgres://postgres@127.0.0.1:5432 and dropped
 // (BENCH_KEEP=1 keeps it and prints its URL; BENCH_ACCOUNT=<acc_…> with that DATABASE_URL measures the
 // kept account again without reloading). `--export-only` skips the latency cases; EXPORT_COPY_SLOTS=0
-// measures the export's keyset path instead of COPY.
+// measures the export's keyset path instead of COPY. `--shape high-cardinality` loads agent traffic
+// whose every event draws its tool (of 300), key (of 50), model and run independently, ~1 run per
+// 20 Calls (docs/audit.md, the spend rollups); the default shape is correlated clients' traffic.
 import { spawn, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
 import path from "node:path";
@@ -30,6 +32,10 @@ const EVENTS = Number(flag("events") ?? process.env.BENCH_EVENTS ?? 1_000_000);
 const DAYS = Number(flag("days") ?? process.env.BENCH_DAYS ?? (EVENTS > 1_000_000 ? 365 : 90));
 const ACCOUNTS = Number(flag("accounts") ?? process.env.BENCH_ACCOUNTS ?? (EVENTS > 1_000_000 ? 100 : 1));
 if (![EVENTS, DAYS, ACCOUNTS].every((n) => Number.isInteger(n) && n > 0)) throw new Error("--events, --days and --accounts take positive integers");
+const SHAPE = flag("shape") ?? process.env.BENCH_SHAPE ?? "correlated";
+if (SHAPE !== "correlated" && SHAPE !== "high-cardinality") throw new Error("--shape takes correlated or high-cardinality");
+/** High cardinality: the measured account's tools, keys and the run of every event drawn independently. */
+const HIGH = SHAPE === "high-cardinality";
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 100);
 const WARMUP = 20;
 const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -106,7 +112,7 @@ async function main() {
     const data = reuse
       ? ((await db.execute(sql`SELECT format('%s usage events in %s account(s), the measured one holding %s of them', to_char(count(*), 'FM999,999,999,999'),
             count(DISTINCT account_id), to_char(count(*) FILTER (WHERE account_id = ${accountId}), 'FM999,999,999,999')) AS d FROM usage_events`)) as unknown as { rows: { d: string }[] }).rows[0].d
-      : `${EVENTS.toLocaleString("en")} usage events over ${DAYS} days in ${ACCOUNTS} account(s), the measured one holding ${ACCOUNTS === 1 ? "all" : "half"} of them`;
+      : `${EVENTS.toLocaleString("en")} usage events (${SHAPE} traffic) over ${DAYS} days in ${ACCOUNTS} account(s), the measured one holding ${ACCOUNTS === 1 ? "all" : "half"} of them`;
     const method = exportOnly ? "the export alone" : `${ITERATIONS} requests per case after ${WARMUP} warm-up, sequential, over HTTP (keep-alive) to the API in a child process`;
     console.log(`\nbench:audit — PostgreSQL, ${data}; ${method}\n`);
     if (!exportOnly) printTable(["case", "p50 ms", "p95 ms", "goal", ""], results);
@@ -184,6 +190,19 @@ async function load(db: import("../db/types").Db, freshDatabase: boolean) {
   const { user_id: userId } = await createUser(db, { accountId, email: `bench-${accountId}@example.test`, password: "bench password" });
   const { accessToken: token } = await issueAccessToken(db, { userId, accountId, role: "owner", scope: DEFAULT_SCOPE, ttlSeconds: 6 * 3600 });
   const tag = accountId.slice(-10);
+  // Correlated: a group of 20 events is one client's work through one key, or one group in ten an agent run (10 groups) of an OAuth client; 3 of 40 tools.
+  const CORRELATED_ATTRIBUTION = sql`
+           CASE WHEN (g / 20) % 10 = 3 THEN NULL ELSE ba.keys[1 + (g / 20) % array_length(ba.keys, 1)] END AS api_key_id,
+           CASE WHEN (g / 20) % 10 = 3 THEN 'run_' || ${tag} || (g / 200) END AS run_id,
+           CASE WHEN (g / 20) % 10 = 3 THEN 'cli_bench_agents' END AS oauth_client_id,
+           'bench.tool_' || lpad((((g / 20) * 7 + g % 3) % 40)::text, 2, '0') AS tool`;
+  // High cardinality: every event draws its key and tool (of 300) independently (hashint4 of the event's number: fixed, uniform);
+  // every event belongs to an agent run of ~20 events (~1 run per 20 Calls), one run in ten through an OAuth client instead of a key.
+  const HIGH_ATTRIBUTION = sql`
+           CASE WHEN (g / 20) % 10 = 3 THEN NULL ELSE ba.keys[(1 + abs(hashint4(g)::bigint) % array_length(ba.keys, 1))::int] END AS api_key_id,
+           'run_' || ${tag} || (g / 20) AS run_id,
+           CASE WHEN (g / 20) % 10 = 3 THEN 'cli_bench_agents' END AS oauth_client_id,
+           'bench.tool_' || lpad((abs(hashint4(g # 7919)::bigint) % 300)::text, 3, '0') AS tool`;
 
   await run(sql`SET synchronous_commit = off`);
   await run(sql`SET maintenance_work_mem = '512MB'`);
@@ -192,9 +211,9 @@ async function load(db: import("../db/types").Db, freshDatabase: boolean) {
   await run(sql`CREATE TEMP TABLE bench_accounts (idx int PRIMARY KEY, account_id text, api_key_id uuid, first_grant numeric, daily_grant numeric, keys uuid[])`);
   for (const [idx, m] of members.entries()) {
     const perDay = m.events / DAYS;
-    // The measured account spends through five keys (and agents' delegation tokens), the others through one.
+    // The measured account spends through five keys (fifty in the high-cardinality shape) and agents' delegation tokens, the others through one.
     const keys = [m.apiKeyId];
-    if (idx === 0) for (let k = 2; k <= 5; k++) keys.push((await createApiKey(db, { accountId: m.accountId, name: `bench ${k}` })).api_key_id);
+    if (idx === 0) for (let k = 2; k <= (HIGH ? 50 : 5); k++) keys.push((await createApiKey(db, { accountId: m.accountId, name: `bench ${k}` })).api_key_id);
     await run(sql`INSERT INTO bench_accounts VALUES (${idx}, ${m.accountId}, ${m.apiKeyId}::uuid, ${Math.ceil(9 * perDay)}, ${Math.ceil(1.35 * perDay)},
                     ${`{${keys.join(",")}}`}::uuid[])`);
   }
@@ -212,7 +231,7 @@ async function load(db: import("../db/types").Db, freshDatabase: boolean) {
   const partitioned = await rows<{ f: string | null }>(sql`SELECT to_regproc('usage_events_ensure_partitions')::text AS f`);
   if (partitioned[0].f) await run(sql`SELECT usage_events_ensure_partitions(${begin}::timestamptz, ${end}::timestamptz)`);
   const step = (DAYS * 86_400) / EVENTS;
-  // Attribution, correlated as clients use a gateway: a group of 20 events is one client's work, through one of the account's
+  // Attribution, correlated as clients use a gateway (the default shape; HIGH_ATTRIBUTION below for the other): a group of 20 events is one client's work, through one of the account's
   // keys (each key's Calls name one of 3 models) or, one group in ten, an agent run through a delegation token of one OAuth
   // client (no key; runs of 10 groups); a group's Calls use 3 of the 40 tools; one group in seven arrives by MCP.
   // Per event g: 30% search, 15% search_by_ids, 50% tool_execute, 2.5% capabilities_query, 2.5% model_call;
@@ -222,11 +241,8 @@ async function load(db: import("../db/types").Db, freshDatabase: boolean) {
   await run(sql`
     CREATE TEMP TABLE bench_gen AS
     SELECT g, ts, et, ba.account_id, a,
-           CASE WHEN (g / 20) % 10 = 3 THEN NULL ELSE ba.keys[1 + (g / 20) % array_length(ba.keys, 1)] END AS api_key_id,
-           CASE WHEN (g / 20) % 10 = 3 THEN 'run_' || ${tag} || (g / 200) END AS run_id,
-           CASE WHEN (g / 20) % 10 = 3 THEN 'cli_bench_agents' END AS oauth_client_id,
+           ${HIGH ? HIGH_ATTRIBUTION : CORRELATED_ATTRIBUTION},
            CASE WHEN (g / 20) % 7 = 0 THEN 'mcp' ELSE 'api' END AS channel,
-           'bench.tool_' || lpad((((g / 20) * 7 + g % 3) % 40)::text, 2, '0') AS tool,
            CASE WHEN et IN ('search', 'search_by_ids', 'capabilities_query') THEN 'included'
                 WHEN et = 'model_call' THEN 'charged'
                 WHEN k < 30 THEN 'charged' WHEN k < 42 THEN 'included'
@@ -273,7 +289,8 @@ async function load(db: import("../db/types").Db, freshDatabase: boolean) {
            CASE WHEN amt > 0 THEN amt || ' credits (per call)' ELSE 'Not charged' END,
            jsonb_build_object('tool_id', 'builtin.finance.compound_interest', 'parameters', jsonb_build_object('principal', g % 1000, 'years', 2)),
            jsonb_build_object('success', co IN ('charged', 'included'), 'size_bytes', 100 + g % 900),
-           false, CASE WHEN call OR et = 'model_call' THEN (ARRAY['model-large', 'model-small', 'model-code'])[1 + ((g / 20) % 5) % 3] END, run_id, oauth_client_id, channel, ts
+           false, CASE WHEN call OR et = 'model_call' THEN (ARRAY['model-large', 'model-small', 'model-code'])[1 + ${HIGH ? sql.raw("(abs(hashint4(g # 1013)::bigint) % 3)::int") : sql.raw("((g / 20) % 5) % 3")}] END,
+           run_id, oauth_client_id, channel, ts
       FROM bench_gen,
       LATERAL (SELECT et IN ('tool_execute', 'capabilities_query') AS call,
                       CASE WHEN co IN ('charged', 'failed_charged_review') THEN (ARRAY[1, 2, 5, 0.25])[1 + (g / 20) % 4]::numeric ELSE 0::numeric END AS amt,
