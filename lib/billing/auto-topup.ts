@@ -169,7 +169,8 @@ export interface AutoTopupChange {
  * Changes the settings (absent fields are kept). The amount must be a purchase the operator sells
  * (bounds, whole minor units); the daily limit at least one top-up. Enabling it again resumes a
  * paused auto top-up (its failures are forgotten). When it is on and the balance is already below
- * the threshold, a top-up starts now.
+ * the threshold, a top-up starts now, and the answer waits for Stripe's reply to its charge (at most
+ * STRIPE_TIMEOUT_MS), so that a declined card shows at once.
  */
 export async function setAutoTopup(db: Db, input: { accountId: string; userId: string; actor: Actor; change: AutoTopupChange }): Promise<AutoTopupView> {
   const config = paymentConfigOrThrow();
@@ -529,9 +530,13 @@ async function triggerQuietly(db: Db, accountId: string): Promise<TopupOutcome |
 const THRESHOLD_TTL_MS = 30_000;
 const thresholds = new Map<string, { threshold: CreditAmount | null; until: number }>();
 const starting = new Set<string>();
+/** Accounts whose last trigger found a top-up in flight or the daily limit reached: not asked again on every Call for a while. */
+const quietUntil = new Map<string, number>();
+const QUIET_MS: Partial<Record<TopupOutcome["status"], number>> = { in_flight: 10_000, daily_limit: 5 * 60_000, not_purchasable: 5 * 60_000 };
 
 function forgetThreshold(accountId: string): void {
   thresholds.delete(accountId);
+  quietUntil.delete(accountId);
 }
 
 /**
@@ -544,7 +549,7 @@ export function autoTopupAfterCharge(db: Db, accountId: string, availableAfter: 
   const known = thresholds.get(accountId);
   const fresh = known !== undefined && known.until > Date.now();
   if (fresh && (known.threshold === null || toDecimal(availableAfter).gte(known.threshold))) return undefined;
-  if (starting.has(accountId)) return undefined;
+  if (starting.has(accountId) || (quietUntil.get(accountId) ?? 0) > Date.now()) return undefined;
   starting.add(accountId);
   return (async () => {
     try {
@@ -558,7 +563,10 @@ export function autoTopupAfterCharge(db: Db, accountId: string, availableAfter: 
         thresholds.set(accountId, { threshold, until: Date.now() + THRESHOLD_TTL_MS });
         if (threshold === null || toDecimal(availableAfter).gte(threshold)) return undefined;
       }
-      return await triggerQuietly(db, accountId);
+      const outcome = await triggerQuietly(db, accountId);
+      const quiet = outcome ? QUIET_MS[outcome.status] : undefined;
+      if (quiet) quietUntil.set(accountId, Date.now() + quiet);
+      return outcome;
     } finally {
       starting.delete(accountId);
     }

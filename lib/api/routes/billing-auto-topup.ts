@@ -33,7 +33,7 @@ const put = createRoute({
   summary: "Set auto top-up: turn it on or off, its threshold, amount and daily limit (owner's JWT)",
   description:
     `${AUTO_TOPUP} Absent fields are kept. \`enabled: true\` resumes a paused auto top-up. When it is on and the balance is ` +
-    "already below the threshold, a top-up starts at once (answered before Stripe is: see in_flight_payment_id).",
+    "already below the threshold, a top-up starts at once; the answer waits for Stripe's reply to its charge (at most STRIPE_TIMEOUT_MS), so a declined card shows in it.",
   request: { body: { content: { "application/json": { schema: AutoTopupBodySchema } }, required: true } },
   responses: { 200: autoTopupResponse("The auto top-up as set"), ...accountErrorResponses, ...notConfigured },
 });
