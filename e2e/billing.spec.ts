@@ -4,6 +4,8 @@ import { startServer, type RunningServer } from "./server";
 import { expectNoSeriousViolations } from "./axe";
 import { DEMO_USER, expect, PHONE_VIEWPORT, DESKTOP_VIEWPORT, signIn, test as base, screenshotBoth, saveScreenshot } from "./fixtures";
 import { startFakeStripe, TEST_STRIPE_KEY, TEST_WEBHOOK_SECRET, type FakeStripe } from "../lib/testing/fake-stripe";
+import { SUPPORT_USER } from "../lib/seed/seed-demo";
+import { dashboardToken } from "./seeding";
 
 /**
  * Buying credits in a real browser: the owner picks a pack on the Billing page, pays on the
@@ -192,6 +194,25 @@ test("an owner saves a card on the (local) Checkout page, turns auto top-up on, 
   await page.setViewportSize(DESKTOP_VIEWPORT);
   await page.getByRole("button", { name: "EN", exact: true }).click();
   expect(await balance(page)).toBe("2,000");
+});
+
+test("support reads a customer's auto top-up and its failure, without the owner's controls", async ({ page }) => {
+  await signIn(page, DEMO_USER);
+  const token = await dashboardToken(page);
+  const account = await page.request.get("/api/v1/auth/account", { headers: { authorization: `Bearer ${token}` } });
+  const accountId = ((await account.json()) as { data: { account_id: string } }).data.account_id;
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  await signIn(page, SUPPORT_USER);
+  await page.goto(`/billing?account_id=${accountId}`);
+  const section = page.getByTestId("auto-topup");
+  await expect(section.getByTestId("auto-topup-card")).toContainText("VISA ···· 4242");
+  await expect(section.getByTestId("auto-topup-failure")).toContainText("the card was declined");
+  await expect(section.getByTestId("auto-topup-save")).toHaveCount(0);
+  await expect(section.getByTestId("auto-topup-save-card")).toHaveCount(0);
+  await expect(page.getByTestId("buy-credits")).toHaveCount(0);
+  await section.scrollIntoViewIfNeeded();
+  await saveScreenshot(page, "billing-auto-topup-support");
 });
 
 base("without Stripe configured the Billing page offers no purchase and says how credits arrive", async ({ page }) => {
