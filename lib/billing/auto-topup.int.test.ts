@@ -297,6 +297,19 @@ describe("auto top-up", () => {
     expect(await settings(owner)).toMatchObject({ bought_last_24h_credits: 1000 });
   });
 
+  it("a disabled account's card is not charged, by a trigger or the sweeper", async () => {
+    const owner = await seedAccount(database.db);
+    await saveCard(owner);
+    await setUp(owner, { enabled: false, threshold_credits: 50, amount_credits: 100, daily_limit_credits: 1000 });
+    await database.db.execute(sql`UPDATE auto_topups SET enabled = true WHERE account_id = ${owner.accountId}`);
+    await database.db.execute(sql`UPDATE accounts SET disabled_at = now() WHERE id = ${owner.accountId}`);
+    expect(await triggerAutoTopup(database.db, owner.accountId)).toEqual({ status: "off" });
+    await sweepAutoTopups(database.db);
+    expect(charges(owner.accountId)).toHaveLength(0);
+    await database.db.execute(sql`UPDATE accounts SET disabled_at = NULL WHERE id = ${owner.accountId}`);
+    expect(await triggerAutoTopup(database.db, owner.accountId)).toMatchObject({ status: "started", charge: "succeeded" });
+  });
+
   it("a charge Stripe did not answer in time stays pending, and the sweeper's retry with the same idempotency key is the same charge", async () => {
     const owner = await seedAccount(database.db);
     await saveCard(owner);

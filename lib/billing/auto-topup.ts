@@ -344,7 +344,8 @@ interface Claimed {
 
 /**
  * Starts a top-up when the account's auto top-up is on, its available balance is below the
- * threshold, none is in flight and the daily limit allows one; then charges the saved card.
+ * threshold, none is in flight and the daily limit allows one; then charges the saved card. A
+ * disabled account's card is never charged.
  */
 export async function triggerAutoTopup(db: Db, accountId: string): Promise<TopupOutcome> {
   const config = paymentConfig();
@@ -357,6 +358,7 @@ export async function triggerAutoTopup(db: Db, accountId: string): Promise<Topup
                a.stripe_customer_id AS customer, a.payment_method_id AS pm,
                (cb.paid_credits + cb.bonus_credits + cb.reward_credits - cb.reserved_credits)::text AS available
           FROM auto_topups a JOIN credit_balances cb ON cb.account_id = a.account_id
+               JOIN accounts ac ON ac.id = a.account_id AND ac.disabled_at IS NULL
          WHERE a.account_id = ${accountId} AND a.enabled AND a.paused_at IS NULL AND a.payment_method_id IS NOT NULL
            FOR UPDATE OF a`),
     )[0];
@@ -627,6 +629,7 @@ export async function sweepAutoTopups(db: Db): Promise<SweepOutcome> {
   const below = rows<{ account_id: string }>(
     await db.execute(sql`
       SELECT a.account_id FROM auto_topups a JOIN credit_balances cb ON cb.account_id = a.account_id
+             JOIN accounts ac ON ac.id = a.account_id AND ac.disabled_at IS NULL
        WHERE a.enabled AND a.paused_at IS NULL AND a.payment_method_id IS NOT NULL
          AND cb.paid_credits + cb.bonus_credits + cb.reward_credits - cb.reserved_credits < a.threshold_credits
          AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.account_id = a.account_id AND p.kind = 'auto_topup' AND p.status = 'pending')
