@@ -225,6 +225,31 @@ describe("audit verify", () => {
     expect(await checksFailing(other.accountId)).toEqual(["payment_refund_row_has_reversal"]);
   });
 
+  it("a failed refund's undone reversal counts as netting to zero; reinstated around the product while its undo grant stays, or an undo grant naming no reversal, is found", async () => {
+    const { accountId, paymentIntentId } = await paidAccount();
+    const refund = fakeStripe.refund(paymentIntentId, 30);
+    expect((await applyStripeEvent(database.db, fakeStripe.event("refund.created", refund) as unknown as Stripe.Event)).outcome).toBe("reversed");
+    const failed = fakeStripe.failRefund(refund.id as string);
+    expect((await applyStripeEvent(database.db, fakeStripe.event("refund.failed", failed) as unknown as Stripe.Event)).outcome).toBe("reversal_undone");
+    // The reversal's -30 and its undo's +30 (a Stripe grant that names no payment) are both accounted for.
+    expect(await checksFailing(accountId)).toEqual([]);
+    await database.db.execute(sql`UPDATE payment_reversals SET failed_at = NULL, undo_ledger_entry_id = NULL WHERE stripe_id = ${refund.id as string}`);
+    expect(await checksFailing(accountId)).toEqual(["payment_reversal_matches_ledger"]);
+    expect((await verifyLedger(database.db, { accountId })).violations[0].message).toMatch(new RegExp(`\\(${refund.id as string}\\) stands, but undo grant led_\\w+ gave back 30\\.0+ credits$`));
+
+    const other = await paidAccount();
+    const last = rows<{ balance_after: string }>(await database.db.execute(sql`SELECT balance_after FROM credits_ledger WHERE account_id = ${other.accountId} ORDER BY seq DESC LIMIT 1`))[0];
+    await database.db.execute(sql`
+      INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id, balance_before, balance_after, ledger_metadata, description)
+      VALUES ('led_test_orphan_undo', ${other.accountId}, 'grant_payment_recharge', 10, 'stripe', 'payment_reversal_undo', 'rev_test_no_such',
+              ${last.balance_after}, ${last.balance_after}::numeric + 10, '{"credit_kind": "paid"}'::jsonb, 'by hand')`);
+    await database.db.execute(sql`UPDATE credit_balances SET paid_credits = paid_credits + 10 WHERE account_id = ${other.accountId}`);
+    expect(await checksFailing(other.accountId)).toEqual(["payment_refund_row_has_reversal"]);
+    expect((await verifyLedger(database.db, { accountId: other.accountId })).violations[0].message).toBe(
+      "grant_payment_recharge row led_test_orphan_undo (10.000000 credits) names reversal rev_test_no_such, which is not the account's",
+    );
+  });
+
   it("every check was shown failing above", () => {
     expect([...seen].sort()).toEqual([...verifyChecks].sort());
   });

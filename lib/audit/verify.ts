@@ -225,12 +225,13 @@ const checks: Check[] = [
   },
   {
     // Payments through Stripe (lib/billing/stripe-events.ts): a Stripe grant is its payment's, and
-    // that payment succeeded, for as many credits, naming this row.
+    // that payment succeeded, for as many credits, naming this row (the undo of a failed refund's
+    // reversal is checked with the reversals below).
     name: "payment_grant_has_payment",
     query: (account) => sql`
       SELECT l.account_id, l.id, l.source_ref_id, l.amount_credits, p.id AS payment_id, p.account_id AS payment_account, p.status, p.credits, p.ledger_entry_id
         FROM credits_ledger l LEFT JOIN payments p ON p.id = l.source_ref_id
-       WHERE ${account("l")} AND l.entry_type = 'grant_payment_recharge' AND l.source_system = 'stripe'
+       WHERE ${account("l")} AND l.entry_type = 'grant_payment_recharge' AND l.source_system = 'stripe' AND l.source_ref_type IS DISTINCT FROM 'payment_reversal_undo'
          AND (p.id IS NULL OR p.account_id <> l.account_id OR p.status <> 'succeeded' OR p.credits <> l.amount_credits OR p.ledger_entry_id IS DISTINCT FROM l.id)`,
     message: (r) =>
       r.payment_id === null
@@ -250,29 +251,44 @@ const checks: Check[] = [
   },
   {
     // Refunds and lost disputes (lib/billing/payment-reversals.ts): what a reversal says it took back
-    // is what its consume_payment_refund rows took, never more than it owes.
+    // is what its consume_payment_refund rows took, never more than it owes. A reversal undone because
+    // Stripe failed the refund gave all of that back in its one undo grant (its rows and the grant net
+    // to zero, the grant named on the reversal); a standing reversal has no undo grant.
     name: "payment_reversal_matches_ledger",
     query: (account) => sql`
-      SELECT v.account_id, v.id, v.stripe_id, v.credits, v.credits_recovered, coalesce(t.taken, 0) AS taken, p.account_id AS payment_account, p.status AS payment_status
+      SELECT v.account_id, v.id, v.stripe_id, v.credits, v.credits_recovered, coalesce(t.taken, 0) AS taken, coalesce(u.returned, 0) AS returned, u.id AS undo_id, v.undo_ledger_entry_id,
+             CASE WHEN p.account_id IS DISTINCT FROM v.account_id OR p.status <> 'succeeded' THEN 'no payment'
+                  WHEN v.credits_recovered <> coalesce(t.taken, 0) OR v.credits_recovered > v.credits THEN 'taken'
+                  WHEN v.failed_at IS NULL THEN 'undo of a standing reversal' ELSE 'undo' END AS problem
         FROM payment_reversals v
         LEFT JOIN payments p ON p.id = v.payment_id
         LEFT JOIN (SELECT source_ref_id, sum(-amount_credits) AS taken FROM credits_ledger
                     WHERE ${account()} AND source_system = 'stripe' AND entry_type = 'consume_payment_refund' GROUP BY source_ref_id) t ON t.source_ref_id = v.id
+        LEFT JOIN (SELECT source_ref_id, sum(amount_credits) AS returned, min(id) AS id FROM credits_ledger
+                    WHERE ${account()} AND source_system = 'stripe' AND entry_type = 'grant_payment_recharge' AND source_ref_type = 'payment_reversal_undo'
+                    GROUP BY source_ref_id) u ON u.source_ref_id = v.id
        WHERE ${account("v")}
-         AND (v.credits_recovered <> coalesce(t.taken, 0) OR v.credits_recovered > v.credits OR p.account_id IS DISTINCT FROM v.account_id OR p.status <> 'succeeded')`,
+         AND (v.credits_recovered <> coalesce(t.taken, 0) OR v.credits_recovered > v.credits OR p.account_id IS DISTINCT FROM v.account_id OR p.status <> 'succeeded'
+              OR (v.failed_at IS NULL AND u.source_ref_id IS NOT NULL)
+              OR (v.failed_at IS NOT NULL AND (coalesce(u.returned, 0) <> coalesce(t.taken, 0) OR v.undo_ledger_entry_id IS DISTINCT FROM u.id)))`,
     message: (r) =>
-      r.payment_account !== r.account_id || r.payment_status !== "succeeded"
+      r.problem === "no payment"
         ? `reversal ${r.id} (${r.stripe_id}) belongs to no succeeded payment of its account`
-        : `reversal ${r.id} (${r.stripe_id}) owes ${r.credits} credits and says ${r.credits_recovered} were taken, but its ledger rows took ${r.taken}`,
+        : r.problem === "taken"
+          ? `reversal ${r.id} (${r.stripe_id}) owes ${r.credits} credits and says ${r.credits_recovered} were taken, but its ledger rows took ${r.taken}`
+          : r.problem === "undo of a standing reversal"
+            ? `reversal ${r.id} (${r.stripe_id}) stands, but undo grant ${r.undo_id} gave back ${r.returned} credits`
+            : `undone reversal ${r.id} (${r.stripe_id}) took ${r.taken} credits and its undo grant ${r.undo_id ?? "(none)"} gave back ${r.returned} (the reversal names ${r.undo_ledger_entry_id ?? "none"})`,
   },
   {
-    // ... and every Stripe consume_payment_refund row is a reversal's, in its account.
+    // ... and every Stripe consume_payment_refund row, and every undo grant, is a reversal's, in its account.
     name: "payment_refund_row_has_reversal",
     query: (account) => sql`
-      SELECT l.account_id, l.id, l.source_ref_id, l.amount_credits
+      SELECT l.account_id, l.id, l.entry_type, l.source_ref_id, l.amount_credits
         FROM credits_ledger l LEFT JOIN payment_reversals v ON v.id = l.source_ref_id AND v.account_id = l.account_id
-       WHERE ${account("l")} AND l.entry_type = 'consume_payment_refund' AND l.source_system = 'stripe' AND v.id IS NULL`,
-    message: (r) => `consume_payment_refund row ${r.id} (${r.amount_credits} credits) names reversal ${r.source_ref_id}, which is not the account's`,
+       WHERE ${account("l")} AND l.source_system = 'stripe' AND v.id IS NULL
+         AND (l.entry_type = 'consume_payment_refund' OR (l.entry_type = 'grant_payment_recharge' AND l.source_ref_type = 'payment_reversal_undo'))`,
+    message: (r) => `${r.entry_type} row ${r.id} (${r.amount_credits} credits) names reversal ${r.source_ref_id}, which is not the account's`,
   },
   {
     // The account activity log (lib/accounts/activity.ts): numbered from 1 without gaps, each row's

@@ -21,6 +21,11 @@ import type { ReversalKind } from "../vocab/payments";
  * purchase settles it first, in the transaction of its grant. Each take is a `consume_payment_refund`
  * row (source_ref_id = the reversal's id), so the ledger shows when and from what the debt was paid.
  *
+ * A refund Stripe fails after it succeeded (`refund.failed`: the money came back to Stripe) is undone
+ * once (`undoRefund`): what its rows took is given back by one grant, its debt is no longer owed, and
+ * it counts no more in the payment's reversed amount. The ledger stays append-only: the undo is a row
+ * of its own, never an edit of the rows it offsets.
+ *
  * Every function here runs inside the caller's transaction, which has locked the account's balance
  * row first (`lockBalance`), the order every writer of balances uses.
  */
@@ -46,6 +51,8 @@ export interface ReversalResult {
   reversal_id: string;
   /** False when this Stripe id was reversed before (nothing done again). */
   created: boolean;
+  /** The refund failed since (or before it was reversed here): the reversal is undone and stays so. */
+  undone: boolean;
   credits: string;
   credits_recovered: string;
   debt_credits: string;
@@ -60,14 +67,16 @@ export async function reversePayment(tx: Db, input: ReversalInput): Promise<Reve
   const payment = rows<{ credits: string; amount_minor: string | number; reversed_minor: string | number }>(
     await tx.execute(sql`
       SELECT p.credits::text AS credits, p.amount_minor,
-             (SELECT coalesce(sum(v.amount_minor), 0) FROM payment_reversals v WHERE v.payment_id = p.id) AS reversed_minor
+             (SELECT coalesce(sum(v.amount_minor), 0) FROM payment_reversals v WHERE v.payment_id = p.id AND v.failed_at IS NULL) AS reversed_minor
         FROM payments p WHERE p.id = ${input.paymentId} AND p.account_id = ${input.accountId} AND p.status = 'succeeded' FOR UPDATE OF p`),
   )[0];
   if (!payment) throw new Error(`reversePayment: payment ${input.paymentId} is not a succeeded payment of ${input.accountId}`);
-  const existing = rows<{ id: string; credits: string; credits_recovered: string }>(
-    await tx.execute(sql`SELECT id, credits::text AS credits, credits_recovered::text AS credits_recovered FROM payment_reversals WHERE stripe_id = ${input.stripeId}`),
+  const existing = rows<{ id: string; credits: string; credits_recovered: string; undone: boolean }>(
+    await tx.execute(sql`SELECT id, credits::text AS credits, credits_recovered::text AS credits_recovered, failed_at IS NOT NULL AS undone FROM payment_reversals WHERE stripe_id = ${input.stripeId}`),
   )[0];
-  if (existing) return { reversal_id: existing.id, created: false, credits: existing.credits, credits_recovered: existing.credits_recovered, debt_credits: await outstanding(tx, input.accountId) };
+  if (existing) {
+    return { reversal_id: existing.id, created: false, undone: existing.undone, credits: existing.credits, credits_recovered: existing.credits_recovered, debt_credits: await outstanding(tx, input.accountId) };
+  }
 
   const amount = Number(payment.amount_minor);
   const before = Math.min(Number(payment.reversed_minor), amount);
@@ -86,19 +95,126 @@ export async function reversePayment(tx: Db, input: ReversalInput): Promise<Reve
   });
   await settleDebts(tx, input.accountId);
   const settled = rows<{ credits_recovered: string }>(await tx.execute(sql`SELECT credits_recovered::text AS credits_recovered FROM payment_reversals WHERE id = ${id}`))[0];
-  return { reversal_id: id, created: true, credits: owed.toFixed(6), credits_recovered: settled.credits_recovered, debt_credits: await outstanding(tx, input.accountId) };
+  return { reversal_id: id, created: true, undone: false, credits: owed.toFixed(6), credits_recovered: settled.credits_recovered, debt_credits: await outstanding(tx, input.accountId) };
+}
+
+export interface RefundFailureInput {
+  accountId: string;
+  paymentId: string;
+  /** Stripe's id of the refund that failed (`re_…`). */
+  stripeId: string;
+  amountMinor: number;
+  currency: string;
+  /** Stripe's `failure_reason` (expired_or_canceled_card, lost_or_stolen_card, unknown). */
+  reason: string | null;
+}
+
+export interface RefundFailureResult {
+  reversal_id: string;
+  /**
+   * undone: the reversal was undone now; recorded: the refund had not been reversed here, its failure
+   * is recorded (no ledger row) so that a late event saying it succeeded reverses nothing;
+   * duplicate: done before (nothing done again).
+   */
+  outcome: "undone" | "recorded" | "duplicate";
+  credits_returned: string;
+  debt_cancelled: string;
+  ledger_entry_id: string | null;
+  debt_credits: string;
 }
 
 /**
- * Takes what the account's paid credits hold of its reversals' outstanding credits, oldest reversal
- * first: after a reversal, and after each purchase's grant (`settledBy` names that payment). Returns
- * the ledger rows written.
+ * Undoes the reversal of a refund Stripe failed, once per refund id: gives back exactly what its
+ * `consume_payment_refund` rows took (`credits_recovered`, one `grant_payment_recharge` row of paid
+ * credits, source_ref_type `payment_reversal_undo`, whose unique index on the Stripe grant's source
+ * holds the once), owes its debt no more (`failed_at`), and lets the credits given back settle the
+ * account's other debts as a purchase's would. The caller holds the balance lock; the reversal row
+ * is locked here.
  */
-export async function settleDebts(tx: Db, accountId: string, settledBy?: string): Promise<{ ledger_entry_id: string; reversal_id: string; credits: string }[]> {
+export async function undoRefund(tx: Db, input: RefundFailureInput): Promise<RefundFailureResult> {
+  const found = rows<{ id: string; payment_id: string; kind: ReversalKind; undone: boolean; credits: string; credits_recovered: string; amount_minor: string | number; currency: string; undo_ledger_entry_id: string | null }>(
+    await tx.execute(sql`
+      SELECT id, payment_id, kind, failed_at IS NOT NULL AS undone, credits::text AS credits, credits_recovered::text AS credits_recovered, amount_minor, currency, undo_ledger_entry_id
+        FROM payment_reversals WHERE stripe_id = ${input.stripeId} FOR UPDATE`),
+  )[0];
+  if (found && (found.kind !== "refund" || found.payment_id !== input.paymentId)) throw new Error(`undoRefund: ${input.stripeId} is not a refund of payment ${input.paymentId}`);
+  if (!found) {
+    const id = newId("rev");
+    await tx.execute(sql`
+      INSERT INTO payment_reversals (id, account_id, payment_id, kind, stripe_id, amount_minor, currency, credits, failed_at)
+      VALUES (${id}, ${input.accountId}, ${input.paymentId}, 'refund', ${input.stripeId}, ${input.amountMinor}, ${input.currency}, 0, now())`);
+    return { reversal_id: id, outcome: "recorded", credits_returned: "0", debt_cancelled: "0", ledger_entry_id: null, debt_credits: await outstanding(tx, input.accountId) };
+  }
+  if (found.undone) {
+    return { reversal_id: found.id, outcome: "duplicate", credits_returned: "0", debt_cancelled: "0", ledger_entry_id: found.undo_ledger_entry_id, debt_credits: await outstanding(tx, input.accountId) };
+  }
+
+  const returned = toDecimal(found.credits_recovered);
+  const cancelled = toDecimal(found.credits).minus(returned);
+  const amountMinor = Number(found.amount_minor);
+  let ledgerId: string | null = null;
+  if (returned.gt(0)) {
+    ledgerId = newId("led");
+    const amount = creditsToSql(returned);
+    const metadata = {
+      credit_kind: "paid",
+      reversal_id: found.id,
+      payment_id: found.payment_id,
+      kind: found.kind,
+      stripe_id: input.stripeId,
+      amount_minor: amountMinor,
+      currency: found.currency,
+      credits_reversed: toDecimal(found.credits).toFixed(6),
+      credits_returned: returned.toFixed(6),
+      debt_cancelled: cancelled.toFixed(6),
+      failure_reason: input.reason,
+    };
+    const description = `Refund ${input.stripeId} of payment ${found.payment_id} failed: the ${returned.toFixed(6)} credits it took back are given back`;
+    await tx.execute(sql`
+      WITH b AS (
+        UPDATE credit_balances SET paid_credits = paid_credits + ${amount}::numeric, updated_at = now()
+         WHERE account_id = ${input.accountId}
+     RETURNING paid_credits + bonus_credits + reward_credits AS total_after
+      )
+      INSERT INTO credits_ledger (id, account_id, entry_type, amount_credits, source_system, source_ref_type, source_ref_id,
+                                  balance_before, balance_after, ledger_metadata, description)
+      SELECT ${ledgerId}, ${input.accountId}, 'grant_payment_recharge', ${amount}::numeric, 'stripe', 'payment_reversal_undo', ${found.id},
+             b.total_after - ${amount}::numeric, b.total_after, ${JSON.stringify(metadata)}::jsonb, ${description}
+        FROM b`);
+  }
+  await tx.execute(sql`UPDATE payment_reversals SET failed_at = now(), undo_ledger_entry_id = ${ledgerId}, updated_at = now() WHERE id = ${found.id}`);
+  await recordActivity(tx, input.accountId, STRIPE, {
+    action: "credits.reversal_undone",
+    objectType: "payment",
+    objectId: found.payment_id,
+    after: {
+      reversal_id: found.id,
+      stripe_id: input.stripeId,
+      amount_minor: amountMinor,
+      currency: found.currency,
+      amount_credits: returned.toFixed(),
+      debt_cancelled: cancelled.toFixed(),
+      ledger_entry_id: ledgerId,
+      reason: input.reason,
+    },
+  });
+  if (returned.gt(0)) await settleDebts(tx, input.accountId, { undoneReversalId: found.id });
+  return { reversal_id: found.id, outcome: "undone", credits_returned: returned.toFixed(6), debt_cancelled: cancelled.toFixed(6), ledger_entry_id: ledgerId, debt_credits: await outstanding(tx, input.accountId) };
+}
+
+/** What paid credits settled a debt: a purchase's grant, or the credits an undone refund gave back. */
+export type SettledBy = { paymentId: string } | { undoneReversalId: string };
+
+/**
+ * Takes what the account's paid credits hold of its reversals' outstanding credits, oldest reversal
+ * first: after a reversal, after each purchase's grant and after an undo's (`settledBy` names where
+ * the credits came from). Undone reversals owe nothing. Returns the ledger rows written.
+ */
+export async function settleDebts(tx: Db, accountId: string, settledBy?: SettledBy): Promise<{ ledger_entry_id: string; reversal_id: string; credits: string }[]> {
   const owing = rows<{ id: string; payment_id: string; kind: ReversalKind; stripe_id: string; amount_minor: string | number; currency: string; credits: string; outstanding: string }>(
     await tx.execute(sql`
       SELECT id, payment_id, kind, stripe_id, amount_minor, currency, credits::text AS credits, (credits - credits_recovered)::text AS outstanding
-        FROM payment_reversals WHERE account_id = ${accountId} AND credits_recovered < credits
+        FROM payment_reversals WHERE account_id = ${accountId} AND credits_recovered < credits AND failed_at IS NULL
        ORDER BY created_at, id FOR UPDATE`),
   );
   const written: { ledger_entry_id: string; reversal_id: string; credits: string }[] = [];
@@ -118,10 +234,12 @@ export async function settleDebts(tx: Db, accountId: string, settledBy?: string)
       amount_minor: Number(r.amount_minor),
       currency: r.currency,
       credits_reversed: toDecimal(r.credits).toFixed(6),
-      ...(settledBy ? { settled_by_payment_id: settledBy } : {}),
+      ...(settledBy && "paymentId" in settledBy ? { settled_by_payment_id: settledBy.paymentId } : {}),
+      ...(settledBy && "undoneReversalId" in settledBy ? { settled_by_reversal_undo: settledBy.undoneReversalId } : {}),
     };
     const what = r.kind === "refund" ? `Refund ${r.stripe_id}` : `Lost dispute ${r.stripe_id}`;
-    const description = settledBy ? `${what} of payment ${r.payment_id}, settled from payment ${settledBy}` : `${what} of payment ${r.payment_id}`;
+    const from = !settledBy ? "" : "paymentId" in settledBy ? `, settled from payment ${settledBy.paymentId}` : `, settled from the credits given back by undone reversal ${settledBy.undoneReversalId}`;
+    const description = `${what} of payment ${r.payment_id}${from}`;
     await tx.execute(sql`
       WITH b AS (
         UPDATE credit_balances SET paid_credits = paid_credits - ${amount}::numeric, updated_at = now()
@@ -163,6 +281,6 @@ async function takeable(tx: Db, accountId: string): Promise<CreditAmount> {
 
 async function outstanding(tx: Db, accountId: string): Promise<string> {
   return rows<{ debt: string }>(
-    await tx.execute(sql`SELECT coalesce(sum(credits - credits_recovered), 0)::text AS debt FROM payment_reversals WHERE account_id = ${accountId} AND credits_recovered < credits`),
+    await tx.execute(sql`SELECT coalesce(sum(credits - credits_recovered), 0)::text AS debt FROM payment_reversals WHERE account_id = ${accountId} AND credits_recovered < credits AND failed_at IS NULL`),
   )[0].debt;
 }

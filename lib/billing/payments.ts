@@ -28,6 +28,8 @@ export interface PaymentReversalItem {
   credits: number;
   credits_recovered: number;
   ledger_entry_id: string | null;
+  /** Stripe failed the refund: the reversal is undone (what it took given back, its debt cancelled). */
+  failed_at: string | null;
   created_at: string;
 }
 
@@ -72,7 +74,7 @@ interface PaymentRow {
   succeeded_at: Date | string | null;
   failure_code: string | null;
   failure_message: string | null;
-  reversals: (Omit<PaymentReversalItem, "credits" | "credits_recovered" | "amount_minor"> & { credits: string; credits_recovered: string; amount_minor: string | number })[] | null;
+  reversals: (Omit<PaymentReversalItem, "credits" | "credits_recovered" | "amount_minor" | "failed_at"> & { credits: string; credits_recovered: string; amount_minor: string | number; failed_at: string | null })[] | null;
 }
 
 const iso = (v: Date | string) => new Date(v).toISOString();
@@ -83,8 +85,10 @@ function paymentItem(r: PaymentRow): PaymentItem {
     amount_minor: Number(v.amount_minor),
     credits: creditsToNumber(String(v.credits)),
     credits_recovered: creditsToNumber(String(v.credits_recovered)),
+    failed_at: v.failed_at ? iso(v.failed_at) : null,
     created_at: iso(v.created_at),
   }));
+  const standing = reversals.filter((v) => v.failed_at === null);
   return {
     payment_id: r.id,
     account_id: r.account_id,
@@ -100,8 +104,8 @@ function paymentItem(r: PaymentRow): PaymentItem {
     failure_message: r.failure_message,
     stripe_checkout_session_id: r.stripe_checkout_session_id,
     stripe_payment_intent_id: r.stripe_payment_intent_id,
-    refunded_minor: reversals.reduce((sum, v) => sum + v.amount_minor, 0),
-    reversed_credits: creditsToNumber((r.reversals ?? []).reduce((sum, v) => sum.plus(v.credits), toDecimal(0))),
+    refunded_minor: standing.reduce((sum, v) => sum + v.amount_minor, 0),
+    reversed_credits: creditsToNumber((r.reversals ?? []).filter((v) => !v.failed_at).reduce((sum, v) => sum.plus(v.credits), toDecimal(0))),
     reversals,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
@@ -114,7 +118,7 @@ const SELECT_PAYMENTS = sql`
          p.checkout_url, p.stripe_checkout_session_id, p.stripe_payment_intent_id, p.created_at, p.updated_at, p.succeeded_at,
          (SELECT jsonb_agg(jsonb_build_object('reversal_id', v.id, 'kind', v.kind, 'stripe_id', v.stripe_id, 'amount_minor', v.amount_minor,
                                               'currency', v.currency, 'credits', v.credits::text, 'credits_recovered', v.credits_recovered::text,
-                                              'ledger_entry_id', v.ledger_entry_id, 'created_at', v.created_at) ORDER BY v.created_at, v.id)
+                                              'ledger_entry_id', v.ledger_entry_id, 'failed_at', v.failed_at, 'created_at', v.created_at) ORDER BY v.created_at, v.id)
             FROM payment_reversals v WHERE v.payment_id = p.id) AS reversals
     FROM payments p`;
 
@@ -151,10 +155,10 @@ export async function ownersOfPayment(db: Db, paymentId: string): Promise<string
   return rows<{ account_id: string }>(await db.execute(sql`SELECT account_id FROM payments WHERE id = ${paymentId}`)).map((r) => r.account_id);
 }
 
-/** Credits refunds and lost disputes still owe the account (what its next purchase settles first), as a decimal string. */
+/** Credits refunds and lost disputes still owe the account (what its next purchase settles first), as a decimal string; an undone reversal owes nothing. */
 export async function debtCredits(db: Db, accountId: string): Promise<string> {
   const found = rows<{ debt: string }>(
-    await db.execute(sql`SELECT coalesce(sum(credits - credits_recovered), 0)::text AS debt FROM payment_reversals WHERE account_id = ${accountId} AND credits_recovered < credits`),
+    await db.execute(sql`SELECT coalesce(sum(credits - credits_recovered), 0)::text AS debt FROM payment_reversals WHERE account_id = ${accountId} AND credits_recovered < credits AND failed_at IS NULL`),
   );
   return found[0].debt;
 }

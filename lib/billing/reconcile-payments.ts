@@ -13,10 +13,10 @@ import { Stripe, stripeClient, stripeFailure } from "./stripe-client";
 
 /**
  * The payments reconciliation (docs/billing.md, Reconciliation): Stripe's balance transactions of a
- * period matched to our payments, reversals and their ledger rows by their ids (whenever ours were
- * written), and our side of the period walked back for what they did not match, its Stripe side
- * looked up by id: found in another period, it is named here and counted there; not found, it is
- * missing in Stripe. Money and credits count in the period of Stripe's transaction, once.
+ * period matched to our payments, reversals (and the undos of refunds Stripe failed) and their
+ * ledger rows by their ids (whenever ours were written), and our side of the period walked back for
+ * what they did not match, its Stripe side looked up by id: found in another period, it is named
+ * here and counted there; not found, it is missing in Stripe. Money and credits count in the period of Stripe's transaction, once.
  */
 
 
@@ -37,12 +37,12 @@ export interface ReconciliationLine {
   stripe_source_amount_minor: number | null;
   /** What our payment or reversal says, signed like Stripe's; null when we have none. */
   ledger_amount_minor: number | null;
-  /** Credits granted (positive) or taken back (negative) by our side; for a charge missing in the ledger, what its metadata would grant. */
+  /** Credits granted or given back by an undo (positive), or taken back (negative), by our side; for a charge missing in the ledger, what its metadata would grant. */
   credits: number | null;
   account_id: string | null;
   payment_id: string | null;
   reversal_id: string | null;
-  /** The grant (`grant_payment_recharge`) or the reversal's `consume_payment_refund` rows. */
+  /** The grant (`grant_payment_recharge`), the reversal's `consume_payment_refund` rows, or the undo grant of a failed refund. */
   ledger_entry_ids: string[];
   stripe_balance_transaction_id: string | null;
   /** The charge (`ch_…`), refund (`re_…`), dispute (`dp_…`) or payout (`po_…`). */
@@ -61,6 +61,7 @@ export interface CurrencyTotals {
   net_minor: number;
   payouts_minor: number;
   credits_granted: number;
+  /** Credits refunds and lost disputes took back, less those of refunds Stripe failed (so below zero in a period holding only failures). */
   credits_reversed: number;
   lines: number;
   unmatched: number;
@@ -124,6 +125,9 @@ interface ReversalRow {
   currency: string;
   credits: string;
   created_at: Date | string;
+  /** Stripe failed the refund: the reversal was undone then, by `undo_ledger_entry_id` (none when it had taken nothing). */
+  failed_at: Date | string | null;
+  undo_ledger_entry_id: string | null;
   stripe_payment_intent_id: string | null;
   ledger_ids: string[] | null;
 }
@@ -147,7 +151,8 @@ const SELECT_PAYMENT = sql`
     FROM payments p`;
 
 const SELECT_REVERSAL = sql`
-  SELECT v.id, v.account_id, v.payment_id, v.kind, v.stripe_id, v.amount_minor, v.currency, v.credits::text AS credits, v.created_at, p.stripe_payment_intent_id,
+  SELECT v.id, v.account_id, v.payment_id, v.kind, v.stripe_id, v.amount_minor, v.currency, v.credits::text AS credits, v.created_at, v.failed_at, v.undo_ledger_entry_id,
+         p.stripe_payment_intent_id,
          (SELECT array_agg(l.id ORDER BY l.seq) FROM credits_ledger l
            WHERE l.source_system = 'stripe' AND l.source_ref_type = 'payment_reversal' AND l.source_ref_id = v.id) AS ledger_ids
     FROM payment_reversals v JOIN payments p ON p.id = v.payment_id`;
@@ -250,21 +255,29 @@ async function chargeTransaction(config: PaymentConfig, p: PaymentRow): Promise<
   return charge ? transactionOf(config, charge.balance_transaction, charge) : undefined;
 }
 
-/** Stripe's balance transaction of a refund, whatever its date: found among its payment intent's refunds (a payment has few). */
-async function refundTransaction(config: PaymentConfig, v: ReversalRow): Promise<Txn | undefined> {
+/** Stripe's refund of a reversal, whatever its date: found among its payment intent's refunds (a payment has few). */
+async function refundOf(config: PaymentConfig, v: ReversalRow, expand: string): Promise<Stripe.Refund | undefined> {
   if (!v.stripe_payment_intent_id) return undefined;
-  let found: Stripe.Refund | undefined;
   try {
-    for await (const refund of stripeClient(config).refunds.list({ payment_intent: v.stripe_payment_intent_id, limit: 100, expand: ["data.balance_transaction"] })) {
-      if (refund.id === v.stripe_id) {
-        found = refund;
-        break;
-      }
+    for await (const refund of stripeClient(config).refunds.list({ payment_intent: v.stripe_payment_intent_id, limit: 100, expand: [expand] })) {
+      if (refund.id === v.stripe_id) return refund;
     }
   } catch (err) {
     throw stripeFailure(err, `listing the refunds of ${v.stripe_payment_intent_id}`, config, "nothing was reconciled; try again shortly");
   }
+  return undefined;
+}
+
+/** Stripe's balance transaction of a refund, whatever its date. */
+async function refundTransaction(config: PaymentConfig, v: ReversalRow): Promise<Txn | undefined> {
+  const found = await refundOf(config, v, "data.balance_transaction");
   return found ? transactionOf(config, found.balance_transaction ?? null, found) : undefined;
+}
+
+/** Stripe's `refund_failure` of a failed refund (the money it gave back), whatever its date. */
+async function refundFailureTransaction(config: PaymentConfig, v: ReversalRow): Promise<Txn | undefined> {
+  const found = await refundOf(config, v, "data.failure_balance_transaction");
+  return found ? transactionOf(config, found.failure_balance_transaction ?? null, found) : undefined;
 }
 
 /** The withdrawal Stripe made when a dispute opened (any time), for a loss recorded in another period. */
@@ -278,6 +291,7 @@ function kindOf(txn: Txn): ReconcileKind {
   const object = typeof txn.source === "object" ? txn.source?.object : null;
   if (txn.type === "charge" || txn.type === "payment") return "charge";
   if (txn.type === "refund" || txn.type === "payment_refund") return "refund";
+  if (txn.type === "refund_failure") return "refund_failure";
   // Stripe withdraws a disputed amount when the dispute opens (negative) and reinstates it if won (positive: other).
   if (txn.type === "adjustment" && (object === "dispute" || (sourceIdOf(txn) ?? "").startsWith("dp_")) && txn.amount < 0) return "dispute_loss";
   if (txn.type === "payout") return "payout";
@@ -285,7 +299,7 @@ function kindOf(txn: Txn): ReconcileKind {
   return "other";
 }
 
-const noun = (kind: ReconcileKind) => (kind === "dispute_loss" ? "dispute withdrawal" : kind);
+const noun = (kind: ReconcileKind) => (kind === "dispute_loss" ? "dispute withdrawal" : kind === "refund_failure" ? "refund failure" : kind);
 const details = (...parts: (string | null)[]): string | null => parts.filter((p): p is string => p !== null).join("; ") || null;
 
 /** Stripe's side of a line, and the figure compared with ours: the charge's, refund's or dispute's own amount, in its currency. */
@@ -450,7 +464,7 @@ export async function reconcilePayments(
   const intents = [...new Set(charges.map(intentOf).filter((v): v is string => v !== null))];
   const chargeIds = charges.map(sourceIdOf).filter((v): v is string => v !== null);
   const reversalIds = listed
-    .filter((t) => ["refund", "dispute_loss"].includes(kindOf(t)))
+    .filter((t) => ["refund", "refund_failure", "dispute_loss"].includes(kindOf(t)))
     .map(sourceIdOf)
     .filter((v): v is string => v !== null);
   const byIntent = new Map<string, PaymentRow>();
@@ -517,13 +531,37 @@ export async function reconcilePayments(
       detail: details(
         same ? null : `Stripe gave back ${side.sourceAmount} ${side.sourceCurrency}, the reversal says ${v.amount_minor} ${v.currency}`,
         outside(v.created_at) ? `reversed in the ledger on ${iso(v.created_at)}, in another period (its credits count here, with Stripe's ${noun(side.line.kind)})` : null,
+        v.failed_at ? `Stripe failed the refund since: undone on ${iso(v.failed_at)}` : null,
       ),
     };
   };
+  /** A refund Stripe failed (its money back in Stripe's balance) whose reversal the ledger undid: matched, or the amounts differ. */
+  const undone = (side: ReturnType<typeof stripeSide>, v: ReversalRow & { failed_at: Date | string }): ReconciliationLine => {
+    const same = Number(v.amount_minor) === side.sourceAmount && v.currency === side.sourceCurrency;
+    return {
+      ...side.line,
+      status: same ? "matched" : "amount_differs",
+      ledger_amount_minor: Number(v.amount_minor),
+      credits: creditsToNumber(v.credits),
+      account_id: v.account_id,
+      payment_id: v.payment_id,
+      reversal_id: v.id,
+      ledger_entry_ids: v.undo_ledger_entry_id ? [v.undo_ledger_entry_id] : [],
+      stripe_payment_intent_id: side.line.stripe_payment_intent_id ?? v.stripe_payment_intent_id,
+      detail: details(
+        same ? null : `Stripe's failed refund gave back ${side.sourceAmount} ${side.sourceCurrency}, the reversal says ${v.amount_minor} ${v.currency}`,
+        outside(v.failed_at) ? `undone in the ledger on ${iso(v.failed_at)}, in another period (its credits count here, with Stripe's refund failure)` : null,
+      ),
+    };
+  };
+  const isUndone = (v: ReversalRow): v is ReversalRow & { failed_at: Date | string } => v.failed_at !== null;
+  /** Nothing moved on either side: a refund that failed before it was reversed here, or before it took anything. */
+  const movedNothing = (v: ReversalRow) => v.failed_at !== null && (v.ledger_ids ?? []).length === 0 && v.undo_ledger_entry_id === null;
 
   const lines: ReconciliationLine[] = [];
   const seenPayments = new Set<string>();
   const seenReversals = new Set<string>();
+  const seenUndos = new Set<string>();
   for (const txn of listed) {
     const side = stripeSide(txn);
     const { kind, stripe_source_id: sourceId, stripe_payment_intent_id: intentId } = side.line;
@@ -552,6 +590,32 @@ export async function reconcilePayments(
         detail: paymentId
           ? `no grant for this charge (payment ${recorded ? recorded.status : "not recorded"}): apply it with \`payments reconcile --apply ${txn.id} --confirm\``
           : "a charge without Tollgate's metadata (not a purchase of credits)",
+      });
+      continue;
+    }
+    if (kind === "refund_failure") {
+      const reversal = sourceId ? byStripeId.get(sourceId) : undefined;
+      if (reversal) seenUndos.add(reversal.id);
+      if (othersLine(reversal?.account_id)) continue;
+      if (reversal && isUndone(reversal)) {
+        lines.push(undone(side, reversal));
+        continue;
+      }
+      if (!reversal && intentId) await paymentsOfIntents([intentId]);
+      const payment = reversal ? undefined : intentId ? byIntent.get(intentId) : undefined;
+      const meta = reversal || payment ? undefined : await intentMetadata(intentId);
+      const paymentId = reversal?.payment_id ?? payment?.id ?? meta?.[METADATA.paymentId] ?? null;
+      lines.push({
+        ...side.line,
+        status: "missing_in_ledger",
+        account_id: reversal?.account_id ?? payment?.account_id ?? meta?.[METADATA.accountId] ?? null,
+        payment_id: paymentId,
+        reversal_id: reversal?.id ?? null,
+        detail: reversal
+          ? `Stripe failed this refund and took its money back, but reversal ${reversal.id} was not undone: refund.failed did not reach Tollgate (resend it from Stripe's dashboard)`
+          : paymentId
+            ? "Stripe failed this refund and Tollgate has no record of it: its events did not reach Tollgate (resend refund.failed from Stripe's dashboard)"
+            : "a failed refund of a charge without Tollgate's metadata",
       });
       continue;
     }
@@ -642,6 +706,7 @@ export async function reconcilePayments(
       lines.push(inPeriod(found.created) ? line : elsewhere(line, v.created_at));
       continue;
     }
+    if (movedNothing(v)) continue;
     lines.push({
       status: "missing_in_stripe",
       kind: v.kind === "refund" ? "refund" : "dispute_loss",
@@ -656,6 +721,41 @@ export async function reconcilePayments(
       stripe_source_id: v.stripe_id,
       stripe_payment_intent_id: v.stripe_payment_intent_id,
       detail: "reversed in the ledger, but Stripe has no balance transaction for it",
+    });
+  }
+  const undos = rows<ReversalRow>(
+    await db.execute(sql`${SELECT_REVERSAL}
+      WHERE v.failed_at >= ${period.from.toISOString()}::timestamptz AND v.failed_at < ${period.to.toISOString()}::timestamptz
+            ${input.accountId ? sql`AND v.account_id = ${input.accountId}` : sql``}
+      ORDER BY v.failed_at, v.id`),
+  );
+  for (const v of undos.filter((v): v is ReversalRow & { failed_at: Date | string } => isUndone(v) && !seenUndos.has(v.id))) {
+    const found = await refundFailureTransaction(config, v);
+    if (found) {
+      const line = undone(stripeSide(found), v);
+      lines.push(inPeriod(found.created) ? line : elsewhere(line, v.failed_at));
+      continue;
+    }
+    if (movedNothing(v)) continue;
+    lines.push({
+      status: "missing_in_stripe",
+      kind: "refund_failure",
+      created_at: iso(v.failed_at),
+      currency: v.currency,
+      amount_minor: null,
+      fee_minor: null,
+      net_minor: null,
+      stripe_source_amount_minor: null,
+      ledger_amount_minor: Number(v.amount_minor),
+      credits: creditsToNumber(v.credits),
+      account_id: v.account_id,
+      payment_id: v.payment_id,
+      reversal_id: v.id,
+      ledger_entry_ids: v.undo_ledger_entry_id ? [v.undo_ledger_entry_id] : [],
+      stripe_balance_transaction_id: null,
+      stripe_source_id: v.stripe_id,
+      stripe_payment_intent_id: v.stripe_payment_intent_id,
+      detail: "undone in the ledger (the refund failed), but Stripe has no refund_failure balance transaction for it",
     });
   }
 
@@ -690,9 +790,11 @@ function totalsOf(lines: ReconciliationLine[]): CurrencyTotals[] {
     }
     // Credits our ledger holds for lines it has (a charge missing in the ledger granted nothing),
     // counted in the period of Stripe's transaction: a dispute lost after the period of its withdrawal counts there.
+    // A failed refund's undo takes its reversal's credits off those reversed, as its money comes back into gross.
     const elsewhere = l.amount_minor === null && l.status !== "missing_in_stripe";
     if (l.credits !== null && l.ledger_entry_ids.length > 0 && !elsewhere) {
-      if (l.credits >= 0) t.granted = t.granted.plus(l.credits);
+      if (l.kind === "refund_failure") t.reversed = t.reversed.minus(l.credits);
+      else if (l.credits >= 0) t.granted = t.granted.plus(l.credits);
       else t.reversed = t.reversed.plus(-l.credits);
     }
   }

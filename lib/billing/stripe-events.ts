@@ -12,7 +12,7 @@ import type { ReversalKind } from "../vocab/payments";
 import { grantCredits } from "./grant-credits";
 import { paymentConfigOrThrow, type PaymentConfig } from "./payment-config";
 import { METADATA } from "./payments";
-import { lockBalance, reversePayment, settleDebts } from "./payment-reversals";
+import { lockBalance, reversePayment, settleDebts, undoRefund } from "./payment-reversals";
 import { Stripe, stripeClient, stripeFailure } from "./stripe-client";
 import { KIND_METADATA, SETUP_METADATA, type SavedCard, detachQuietly, recordTopupFailureIn, resetTopupFailures, saveCard, triggerAutoTopup } from "./auto-topup";
 
@@ -22,7 +22,8 @@ import { KIND_METADATA, SETUP_METADATA, type SavedCard, detachQuietly, recordTop
  * SDK's `constructEvent`, 300 s tolerance); each event id is recorded in `stripe_events` in the
  * transaction of its effect, so a redelivery does nothing again, and the effect itself is
  * idempotent on the payment (its status moves to `succeeded` once, by a conditional UPDATE, in the
- * transaction that writes the grant) or on the refund's or dispute's id (unique).
+ * transaction that writes the grant) or on the refund's or dispute's id (unique; a failed refund's
+ * reversal is undone once, by its `failed_at`).
  */
 
 const STRIPE: Actor = { type: "system", label: "Stripe" };
@@ -30,7 +31,7 @@ const STRIPE: Actor = { type: "system", label: "Stripe" };
 export interface WebhookResult {
   event_id: string;
   type: string;
-  /** What the event did: granted, duplicate_grant, expired, failed, awaiting_payment, reversed, duplicate_reversal, dispute_opened, refused_…, ignored_…. */
+  /** What the event did: granted, duplicate_grant, expired, failed, awaiting_payment, reversed, duplicate_reversal, reversal_undone, refund_failure_recorded, duplicate_refund_failure, dispute_opened, refused_…, ignored_…. */
   outcome: string;
   /** The event id was seen before: nothing was done again. */
   duplicate: boolean;
@@ -88,6 +89,7 @@ export async function applyStripeEvent(db: Db, event: Stripe.Event, config: Paym
   const log = { event_id: event.id, type: event.type, outcome: effect.outcome, payment_id: effect.paymentId ?? null, account_id: effect.accountId ?? null, detail: effect.detail };
   if (effect.outcome.startsWith("refused_")) logger.warn(log, "stripe event refused");
   else if (effect.outcome.startsWith("dispute_")) logger.warn(log, "stripe dispute: the account's owner was notified");
+  else if (effect.outcome === "reversal_undone" || effect.outcome === "refund_failure_recorded") logger.warn(log, "stripe refund failed: the customer was not paid back");
   else logger.info(log, "stripe event applied");
   if ((effect.outcome === "granted" || effect.outcome === "duplicate_grant") && effect.paymentId) await fetchReceipt(db, config, effect.paymentId);
   if (effect.outcome === "card_saved" && effect.accountId) {
@@ -145,9 +147,10 @@ async function prepare(db: Db, event: Stripe.Event, config: PaymentConfig): Prom
       return session.mode === "setup" ? { card: await savedCardOf(config, session) } : {};
     }
     case "refund.created":
-    case "refund.updated": {
+    case "refund.updated":
+    case "refund.failed": {
       const refund = event.data.object;
-      if (refund.status !== "succeeded") return {};
+      if (event.type !== "refund.failed" && refund.status !== "succeeded" && refund.status !== "failed") return {};
       return { payment: await paymentOf(db, config, idOf(refund.payment_intent), idOf(refund.charge)) };
     }
     case "charge.refunded": {
@@ -255,9 +258,14 @@ async function apply(tx: Db, event: Stripe.Event, prepared: Prepared, actor: Act
       const status = event.type === "checkout.session.expired" ? "expired" : "failed";
       return endPayment(tx, { ...meta, amountMinor: session.amount_total ?? 0, currency: session.currency ?? "", sessionId: session.id, paymentIntentId: idOf(session.payment_intent), chargeId: null }, status);
     }
+    case "refund.failed":
     case "refund.created":
     case "refund.updated": {
       const refund = event.data.object;
+      if (event.type === "refund.failed" || refund.status === "failed") {
+        if (!prepared.payment) return { outcome: "ignored_not_tollgate" };
+        return failRefund(tx, prepared.payment, refund);
+      }
       if (refund.status !== "succeeded") return { outcome: `refund_${refund.status ?? "unknown"}`, detail: `refund ${refund.id}: reversed once it has succeeded` };
       if (!prepared.payment) return { outcome: "ignored_not_tollgate" };
       return reverse(tx, prepared.payment, { kind: "refund", stripeId: refund.id, amountMinor: refund.amount, currency: refund.currency });
@@ -387,7 +395,7 @@ async function grantPayment(tx: Db, p: PaidInput, actor: Actor): Promise<Effect>
     metadata: { payment_id: p.paymentId, payment_intent: p.paymentIntentId, checkout_session: p.sessionId, amount_minor: amountMinor, currency: won.currency },
     actor,
   });
-  const settled = await settleDebts(tx, p.accountId, p.paymentId);
+  const settled = await settleDebts(tx, p.accountId, { paymentId: p.paymentId });
   if (won.kind === "auto_topup") await resetTopupFailures(tx, p.accountId);
   const detail = settled.length > 0 ? `granted ${won.credits}; settled debts: ${settled.map((s) => `${s.credits} for ${s.reversal_id}`).join(", ")}` : `granted ${won.credits}`;
   return { outcome: "granted", accountId: p.accountId, paymentId: p.paymentId, ledgerEntryId: ledgerId, detail };
@@ -422,6 +430,16 @@ async function reverse(tx: Db, payment: { id: string; account_id: string }, r: {
   await lockBalance(tx, payment.account_id);
   const done = await reversePayment(tx, { accountId: payment.account_id, paymentId: payment.id, kind: r.kind, stripeId: r.stripeId, amountMinor: r.amountMinor, currency: r.currency });
   const ledger = rows<{ ledger_entry_id: string | null }>(await tx.execute(sql`SELECT ledger_entry_id FROM payment_reversals WHERE id = ${done.reversal_id}`))[0];
+  if (done.undone) {
+    // An event older than the refund's failure (Stripe's events carry the object as it was): the failure stands.
+    return {
+      outcome: "ignored_refund_failed",
+      accountId: payment.account_id,
+      paymentId: payment.id,
+      detail: `${r.stripeId} failed since: its reversal is undone and is not made again`,
+      figures: { credits_reversed: "0", credits_recovered: "0", debt_credits: done.debt_credits },
+    };
+  }
   return {
     outcome: done.created ? "reversed" : "duplicate_reversal",
     accountId: payment.account_id,
@@ -430,6 +448,33 @@ async function reverse(tx: Db, payment: { id: string; account_id: string }, r: {
     detail: `${r.stripeId}: ${done.credits} credits, ${done.credits_recovered} taken, debt ${done.debt_credits}`,
     figures: { credits_reversed: done.credits, credits_recovered: done.credits_recovered, debt_credits: done.debt_credits },
   };
+}
+
+/**
+ * A refund Stripe failed (`refund.failed`, or `refund.updated` / `refund.created` with status
+ * `failed`): its reversal undone once by the refund's id, whatever the events and deliveries; a
+ * refund never reversed here has its failure recorded and nothing else.
+ */
+async function failRefund(tx: Db, payment: { id: string; account_id: string }, refund: Stripe.Refund): Promise<Effect> {
+  await lockBalance(tx, payment.account_id);
+  const done = await undoRefund(tx, {
+    accountId: payment.account_id,
+    paymentId: payment.id,
+    stripeId: refund.id,
+    amountMinor: refund.amount,
+    currency: refund.currency,
+    reason: refund.failure_reason ?? null,
+  });
+  const base = { accountId: payment.account_id, paymentId: payment.id, ledgerEntryId: done.ledger_entry_id };
+  const reason = refund.failure_reason ?? "no reason given";
+  switch (done.outcome) {
+    case "undone":
+      return { ...base, outcome: "reversal_undone", detail: `${refund.id} failed (${reason}): ${done.credits_returned} credits given back, ${done.debt_cancelled} of debt cancelled, debt now ${done.debt_credits}` };
+    case "recorded":
+      return { ...base, outcome: "refund_failure_recorded", detail: `${refund.id} failed (${reason}) before it was reversed here: nothing to give back` };
+    default:
+      return { ...base, ledgerEntryId: null, outcome: "duplicate_refund_failure", detail: `${refund.id}: its failure was applied before` };
+  }
 }
 
 /** Stripe's receipt and the charge's id, once the payment is granted; a failure leaves them for the next event and is only logged. */

@@ -12,13 +12,14 @@ import Stripe from "stripe";
  * is declined, or needs authentication, answered 402 as Stripe does), and
  * Balance Transactions (list with `created[gte|lt]`, `limit`/`starting_after`, `expand[]=data.source`;
  * retrieve): a charge and a succeeded refund each make one, with a fee on charges (2.9 % + 30,
- * `fee_details`), a dispute a withdrawal when first seen and a reinstatement if won (Disputes:
+ * `fee_details`), a refund failed later (`failRefund`) a `refund_failure` giving the money back,
+ * a dispute a withdrawal when first seen and a reinstatement if won (Disputes:
  * retrieve, with its `balance_transactions`), and tests add Stripe fees and payouts (`addFee`,
  * `addPayout`). It
  * keeps the objects in memory, honours Idempotency-Key like Stripe (the same key and body answer
  * the first response; another body is an idempotency_error), records every request, and can be
- * made unreachable or slow. Tests move money with its helpers (`pay`, `refund`, `dispute`,
- * `expire`), which return the objects Stripe's events would carry, and deliver those events signed
+ * made unreachable or slow. Tests move money with its helpers (`pay`, `refund`, `failRefund`,
+ * `dispute`, `expire`), which return the objects Stripe's events would carry, and deliver those events signed
  * by the SDK's own `generateTestHeaderString`. `GET /checkout/<session id>` is a hosted page whose
  * Pay button pays (or, in setup mode, saves the test card picked), delivers the events to `webhook`
  * (when set) and goes back to the success URL. With `webhook` set, an off-session charge delivers
@@ -63,6 +64,13 @@ export interface FakeStripe {
   expire(sessionId: string): Json;
   /** A succeeded refund of part (or all) of a payment intent's charge. */
   refund(paymentIntentId: string, amount?: number, status?: string): Json;
+  /**
+   * Fails a refund, as Stripe does when the card it was sent to is closed: status `failed`, its
+   * `failure_reason`, the charge's refunded amount given back, and for a refund that had moved money
+   * a `refund_failure` balance transaction (positive, its source the refund) named by
+   * `failure_balance_transaction`. Returns the refund as `refund.failed` carries it.
+   */
+  failRefund(refundId: string, reason?: string, created?: number): Json;
   /** A dispute of a payment intent's charge, in the given status (`needs_response` when opened, `lost` or `won` when closed). */
   dispute(paymentIntentId: string, status: string, amount?: number, id?: string): Json;
   /**
@@ -336,6 +344,20 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     }
     fake.refunds.set(String(refund.id), refund);
     return refund;
+  };
+
+  fake.failRefund = (refundId, reason = "expired_or_canceled_card", created) => {
+    const refund = fake.refunds.get(refundId);
+    if (!refund) throw new Error(`no refund ${refundId}`);
+    if (refund.status !== "succeeded" && refund.status !== "pending") throw new Error(`refund ${refundId} is ${String(refund.status)}`);
+    if (refund.status === "succeeded") {
+      const charge = fake.charges.get(String(refund.charge))!;
+      charge.amount_refunded = Number(charge.amount_refunded) - Number(refund.amount);
+      charge.refunded = false;
+      refund.failure_balance_transaction = ledgerTxn("refund_failure", "refund_failure", Number(refund.amount), String(refund.currency), refundId, 0, created).id;
+    }
+    Object.assign(refund, { status: "failed", failure_reason: reason });
+    return { ...refund };
   };
 
   const disputes = new Map<string, Json>();

@@ -24,6 +24,7 @@ export const activityActions = [
   "credits.granted",
   "credits.expired",
   "credits.reversed",
+  "credits.reversal_undone",
   "payment.started",
   "auto_topup.updated",
   "auto_topup.card_saved",

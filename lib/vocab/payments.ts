@@ -30,6 +30,6 @@ export type ReversalKind = (typeof reversalKinds)[number];
 export const reconcileStatuses = ["matched", "missing_in_ledger", "missing_in_stripe", "amount_differs", "no_ledger_side"] as const;
 export type ReconcileStatus = (typeof reconcileStatuses)[number];
 
-/** What a reconciliation line is: Stripe's balance transaction types as Tollgate matches them. */
-export const reconcileKinds = ["charge", "refund", "dispute_loss", "payout", "fee", "other"] as const;
+/** What a reconciliation line is: Stripe's balance transaction types as Tollgate matches them (`refund_failure`: a refund Stripe failed gave its money back). */
+export const reconcileKinds = ["charge", "refund", "refund_failure", "dispute_loss", "payout", "fee", "other"] as const;
 export type ReconcileKind = (typeof reconcileKinds)[number];

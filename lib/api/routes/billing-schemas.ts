@@ -15,6 +15,10 @@ export const PaymentReversalSchema = z
     credits: z.number().openapi({ description: "Credits it takes back: its share of the payment's credits" }),
     credits_recovered: z.number().openapi({ description: "What the ledger has taken so far; the rest is a debt the next purchase settles first" }),
     ledger_entry_id: z.string().nullable().openapi({ description: "The first `consume_payment_refund` row (null while nothing could be taken)" }),
+    failed_at: z
+      .string()
+      .nullable()
+      .openapi({ description: "When Stripe failed the refund (`refund.failed`): the reversal is undone, what it took given back, its debt cancelled; it counts in neither refunded_minor nor reversed_credits" }),
     created_at: z.string(),
   })
   .openapi("PaymentReversal");
@@ -35,7 +39,7 @@ export const PaymentSchema = z
     failure_message: z.string().nullable(),
     stripe_checkout_session_id: z.string().nullable(),
     stripe_payment_intent_id: z.string().nullable(),
-    refunded_minor: z.number().int().openapi({ description: "Money refunds and lost disputes gave back" }),
+    refunded_minor: z.number().int().openapi({ description: "Money refunds and lost disputes gave back (refunds Stripe failed since excluded)" }),
     reversed_credits: z.number().openapi({ description: "Credits those take back" }),
     reversals: z.array(PaymentReversalSchema),
     created_at: z.string(),

@@ -18,7 +18,7 @@ const route = createRoute({
   description:
     `${BILLING_EXTENSION} The body is a Stripe event (JSON), checked with the \`Stripe-Signature\` header by the official SDK ` +
     "(300 s tolerance). Events handled: checkout.session.completed / async_payment_succeeded / async_payment_failed / expired, " +
-    "payment_intent.succeeded, refund.created / refund.updated, charge.refunded, charge.dispute.created / charge.dispute.closed. " +
+    "payment_intent.succeeded, refund.created / refund.updated / refund.failed, charge.refunded, charge.dispute.created / charge.dispute.closed. " +
     "An event id already received answers 200 and does nothing again. A refund or dispute of a payment not granted yet answers " +
     "409, so that Stripe delivers it again later.",
   responses: {

@@ -99,6 +99,11 @@ export const autoTopups = pgTable(
  * takes back (its share of the payment's credits); `credits_recovered` what the ledger's
  * `consume_payment_refund` rows (source_ref_id = this id) have taken so far. The rest is the
  * account's debt, which its next purchase settles first (docs/billing.md).
+ *
+ * A refund Stripe fails later (`refund.failed`) is undone once: `failed_at` set, what was taken given
+ * back by one `grant_payment_recharge` row (source_ref_type `payment_reversal_undo`, source_ref_id
+ * this id, named by `undo_ledger_entry_id`; none when nothing had been taken), and its debt no longer
+ * owed. A refund that failed before it was reversed here is recorded already undone, with 0 credits.
  */
 export const paymentReversals = pgTable(
   "payment_reversals",
@@ -116,14 +121,23 @@ export const paymentReversals = pgTable(
     creditsRecovered: credits("credits_recovered").notNull().default("0"),
     /** The first reversal row (null while nothing could be taken yet). */
     ledgerEntryId: text("ledger_entry_id"),
+    /** When Stripe failed the refund and the reversal was undone (null: it stands). */
+    failedAt: tsz("failed_at"),
+    /** The grant that gave back what the reversal had taken (null when it had taken nothing). */
+    undoLedgerEntryId: text("undo_ledger_entry_id"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex("payment_reversals_stripe_uq").on(t.stripeId),
     index("payment_reversals_payment_idx").on(t.paymentId),
-    index("payment_reversals_debt_idx").on(t.accountId, t.createdAt).where(sql`${t.creditsRecovered} < ${t.credits}`),
+    index("payment_reversals_debt_idx").on(t.accountId, t.createdAt).where(sql`${t.creditsRecovered} < ${t.credits} AND ${t.failedAt} IS NULL`),
     check("payment_reversals_amounts", sql`${t.amountMinor} >= 0 AND ${t.credits} >= 0 AND ${t.creditsRecovered} >= 0 AND ${t.creditsRecovered} <= ${t.credits}`),
+    // An undone reversal names its undo grant exactly when it had taken something; a standing one has none.
+    check(
+      "payment_reversals_undo",
+      sql`CASE WHEN ${t.failedAt} IS NULL THEN ${t.undoLedgerEntryId} IS NULL ELSE (${t.undoLedgerEntryId} IS NOT NULL) = (${t.creditsRecovered} > 0) END`,
+    ),
   ],
 );
 

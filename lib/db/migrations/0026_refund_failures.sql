@@ -1,0 +1,5 @@
+DROP INDEX "payment_reversals_debt_idx";--> statement-breakpoint
+ALTER TABLE "payment_reversals" ADD COLUMN "failed_at" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "payment_reversals" ADD COLUMN "undo_ledger_entry_id" text;--> statement-breakpoint
+CREATE INDEX "payment_reversals_debt_idx" ON "payment_reversals" USING btree ("account_id","created_at") WHERE "payment_reversals"."credits_recovered" < "payment_reversals"."credits" AND "payment_reversals"."failed_at" IS NULL;--> statement-breakpoint
+ALTER TABLE "payment_reversals" ADD CONSTRAINT "payment_reversals_undo" CHECK (CASE WHEN "payment_reversals"."failed_at" IS NULL THEN "payment_reversals"."undo_ledger_entry_id" IS NULL ELSE ("payment_reversals"."undo_ledger_entry_id" IS NOT NULL) = ("payment_reversals"."credits_recovered" > 0) END);
