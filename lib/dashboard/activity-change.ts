@@ -38,6 +38,10 @@ const FIELD_LABELS: Record<string, MessageKey> = {
   allow_private_network: "activity.field.allow_private_network",
   balance_after: "activity.field.balance_after",
   budget_percents: "activity.field.budget_percents",
+  balance_credits: "activity.field.balance_credits",
+  consecutive_failures: "activity.field.consecutive_failures",
+  daily_limit_credits: "activity.field.daily_limit_credits",
+  debt_cancelled: "activity.field.debt_cancelled",
   email: "activity.field.email",
   enabled: "activity.field.enabled",
   events: "activity.field.events",
@@ -61,6 +65,7 @@ const FIELD_LABELS: Record<string, MessageKey> = {
   role: "activity.field.role",
   scope: "activity.field.scope",
   second_factor: "activity.field.second_factor",
+  threshold_credits: "activity.field.threshold_credits",
   time_zone: "activity.field.time_zone",
   type: "activity.field.type",
   url: "activity.field.url",
@@ -74,14 +79,17 @@ const FIELD_LABELS: Record<string, MessageKey> = {
  * of its own (jsonb sorts keys by length), so without this a budget's limit came after its zone.
  */
 const FIELD_ORDER = [
-  "email", "name", "role", "scope", "limit_credits", "period", "time_zone", "amount_credits", "refunded_credits", "expired_credits", "type",
+  "email", "name", "role", "scope", "limit_credits", "period", "time_zone", "amount_credits", "threshold_credits", "daily_limit_credits", "refunded_credits", "expired_credits", "type",
   "expires_at", "balance_after", "lots", "low_balance_credits", "budget_percents", "url", "events", "allow_private_network", "prefix", "revoked",
   "api_keys_revoked", "api_keys_kept", "api_keys_to_review", "via", "method", "with", "second_factor", "recovery_codes", "enabled", "require_two_factor", "reason", "ledger_entry_id",
   "resource", "query", "value",
 ];
 const rank = (key: string) => (FIELD_ORDER.includes(key) ? FIELD_ORDER.indexOf(key) : FIELD_ORDER.length);
 
-const CREDIT_FIELDS = new Set(["amount_credits", "balance_after", "expired_credits", "limit_credits", "low_balance_credits", "refunded_credits"]);
+const CREDIT_FIELDS = new Set([
+  "amount_credits", "balance_after", "expired_credits", "limit_credits", "low_balance_credits", "refunded_credits", "debt_cancelled",
+  "threshold_credits", "daily_limit_credits", "balance_credits",
+]);
 const YES_NO_FIELDS = new Set(["allow_private_network", "enabled", "require_two_factor", "revoked"]);
 const ROLES = new Set(["owner", "member", "support"]);
 const PERIODS = new Set(["day", "week", "month", "none"]);
