@@ -2,42 +2,25 @@
 // a card saved through Checkout in setup mode, off-session charges, signed webhooks, real HTTP servers
 // on a real database. One charge however many Calls cross the threshold at once; failures notify and
 // pause after three; a daily limit; a charge Stripe did not answer is retried as the same charge.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
-import { createTestDatabase, testDbKind } from "../testing/database";
-import { startTestServer, type TestServer } from "../testing/server";
-import { callApi, seedAccount } from "../testing/fixtures";
-import { importDemoCatalog } from "../testing/catalog";
+import { testDbKind } from "../testing/database";
+import { type TestServer } from "../testing/server";
+import { seedAccount } from "../testing/fixtures";
 import { assertLedgerInvariants } from "../testing/invariants";
+import { paymentsSuite, type Json, type PaymentsSuite, type Seeded } from "../testing/payments-suite";
 import { configurePayments, deliverStripeEvent, startFakeStripe, TEST_WEBHOOK_SECRET, type CardBehaviour, type FakeStripe } from "../testing/fake-stripe";
 import { openDatabase } from "../db/open";
 import { rows } from "../db/row-sql";
-import type { Database, Db } from "../db/types";
+import type { Db } from "../db/types";
 import { sweepAutoTopups, triggerAutoTopup } from "./auto-topup";
 
-type Seeded = Awaited<ReturnType<typeof seedAccount>>;
-type Json = ReturnType<typeof JSON.parse>;
-
-let database: Database & { url?: string };
+const { suite, api, deliver } = paymentsSuite({ catalog: true });
+let database: PaymentsSuite["database"];
 let server: TestServer;
 let fake: FakeStripe;
-let restore: () => void;
+beforeAll(() => ({ database, server, fake } = suite));
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  await importDemoCatalog(database.db);
-  fake = await startFakeStripe();
-  restore = configurePayments(fake);
-  server = await startTestServer(database);
-});
-
-afterAll(async () => {
-  restore();
-  await fake.close();
-});
-
-const api = (method: string, path: string, token: string, body?: unknown) => callApi(server.url, method, path, token, body);
-const deliver = (event: Json) => deliverStripeEvent(`${server.url}/api/v1/billing/stripe/webhook`, event, { secret: TEST_WEBHOOK_SECRET });
 
 /** Saves a test card for the owner through the API and the stand-in's setup page, with its webhook delivered. */
 async function saveCard(owner: Seeded, behaviour: CardBehaviour = "succeeds") {

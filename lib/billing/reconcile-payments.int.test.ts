@@ -3,43 +3,26 @@
 // by the real webhook on a real database behind a real HTTP server. One of each mismatch kind is
 // found; a charge whose grant never landed is applied once by the operator, and Stripe's late
 // delivery grants nothing again; the nightly run notifies each unmatched line once.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
-import { createTestDatabase } from "../testing/database";
-import { startTestServer, type TestServer } from "../testing/server";
-import { callApi, bearer, seedAccount } from "../testing/fixtures";
+import { type TestServer } from "../testing/server";
+import { bearer, seedAccount } from "../testing/fixtures";
 import { assertLedgerInvariants } from "../testing/invariants";
+import { paymentsSuite, type Json, type PaymentsSuite, type Seeded } from "../testing/payments-suite";
 import { parseCsv } from "../testing/csv";
 import { configurePayments, deliverStripeEvent, startFakeStripe, TEST_WEBHOOK_SECRET, type FakeStripe } from "../testing/fake-stripe";
 import { rows } from "../db/row-sql";
-import type { Database } from "../db/types";
 import { runCommand } from "../cli/commands";
 import { paymentConfigOrThrow } from "./payment-config";
 import { reconcileYesterday } from "./reconcile-nightly";
 import { BalanceTransactionCache, reconcilePayments, type ReconciliationLine, type ReconciliationReport } from "./reconcile-payments";
 
-type Seeded = Awaited<ReturnType<typeof seedAccount>>;
-type Json = ReturnType<typeof JSON.parse>;
-
-let database: Database & { url?: string };
+const { suite, api, deliver } = paymentsSuite({ catalog: false });
+let database: PaymentsSuite["database"];
 let server: TestServer;
 let fake: FakeStripe;
-let restore: () => void;
+beforeAll(() => ({ database, server, fake } = suite));
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  fake = await startFakeStripe();
-  restore = configurePayments(fake);
-  server = await startTestServer(database);
-});
-
-afterAll(async () => {
-  restore();
-  await fake.close();
-});
-
-const api = (method: string, path: string, token: string, body?: unknown) => callApi(server.url, method, path, token, body);
-const deliver = (event: Json) => deliverStripeEvent(`${server.url}/api/v1/billing/stripe/webhook`, event, { secret: TEST_WEBHOOK_SECRET });
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 // Today's lines, whatever the hour: the period runs from yesterday to the day after tomorrow.
 const FROM = day(-1);

@@ -2,43 +2,24 @@
 // undoes its reversal once, whatever the deliveries — the credits it took given back, its debt
 // cancelled, the ledger append-only — and the reconciliation matches Stripe's `refund_failure` to
 // that undo. The real `stripe` SDK and webhook against the local stand-in, on a real database.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
-import { createTestDatabase } from "../testing/database";
-import { startTestServer, type TestServer } from "../testing/server";
-import { callApi, seedAccount } from "../testing/fixtures";
-import { importDemoCatalog } from "../testing/catalog";
+import { type TestServer } from "../testing/server";
+import { seedAccount } from "../testing/fixtures";
 import { assertLedgerInvariants } from "../testing/invariants";
+import { paymentsSuite, type Json, type PaymentsSuite, type Seeded } from "../testing/payments-suite";
 import { configurePayments, deliverStripeEvent, startFakeStripe, TEST_WEBHOOK_SECRET, type FakeStripe } from "../testing/fake-stripe";
 import { rows } from "../db/row-sql";
-import type { Database } from "../db/types";
 import { verifyLedger } from "../audit/verify";
 import { paymentConfigOrThrow } from "./payment-config";
 import { reconcilePayments, type ReconciliationLine, type ReconciliationReport } from "./reconcile-payments";
 
-type Seeded = Awaited<ReturnType<typeof seedAccount>>;
-type Json = ReturnType<typeof JSON.parse>;
-
-let database: Database;
+const { suite, api, deliver } = paymentsSuite({ catalog: true });
+let database: PaymentsSuite["database"];
 let server: TestServer;
 let fake: FakeStripe;
-let restore: () => void;
+beforeAll(() => ({ database, server, fake } = suite));
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  await importDemoCatalog(database.db);
-  fake = await startFakeStripe();
-  restore = configurePayments(fake);
-  server = await startTestServer(database);
-});
-
-afterAll(async () => {
-  restore();
-  await fake.close();
-});
-
-const api = (method: string, path: string, token: string, body?: unknown) => callApi(server.url, method, path, token, body);
-const deliver = (event: Json) => deliverStripeEvent(`${server.url}/api/v1/billing/stripe/webhook`, event, { secret: TEST_WEBHOOK_SECRET });
 const outcome = async (event: Json) => {
   const answer = await deliver(event);
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);

@@ -3,45 +3,26 @@
 // a real database. Grants exactly once per payment whatever the deliveries; reversals once per
 // refund or dispute; a refund of spent credits leaves a debt the next purchase settles.
 import Stripe from "stripe";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
-import { createTestDatabase, testDbKind } from "../testing/database";
+import { testDbKind } from "../testing/database";
 import { startTestServer, type TestServer } from "../testing/server";
-import { callApi, seedAccount } from "../testing/fixtures";
-import { importDemoCatalog } from "../testing/catalog";
+import { seedAccount } from "../testing/fixtures";
 import { assertLedgerInvariants } from "../testing/invariants";
+import { paymentsSuite, stripeWebhookUrl, type Json, type PaymentsSuite, type Seeded } from "../testing/payments-suite";
 import { configurePayments, deliverStripeEvent, startFakeStripe, stripeSignature, TEST_STRIPE_KEY, TEST_WEBHOOK_SECRET, type FakeStripe } from "../testing/fake-stripe";
 import { openDatabase } from "../db/open";
 import { rows } from "../db/row-sql";
-import type { Database } from "../db/types";
 import { runCommand } from "../cli/commands";
 import { verifyLedger } from "../audit/verify";
 
-type Seeded = Awaited<ReturnType<typeof seedAccount>>;
-type Json = ReturnType<typeof JSON.parse>;
-
-let database: Database & { url?: string };
+const { suite, api, deliver } = paymentsSuite({ catalog: true });
+let database: PaymentsSuite["database"];
 let server: TestServer;
 let fake: FakeStripe;
-let restore: () => void;
+beforeAll(() => ({ database, server, fake } = suite));
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  await importDemoCatalog(database.db);
-  fake = await startFakeStripe();
-  restore = configurePayments(fake);
-  server = await startTestServer(database);
-});
-
-afterAll(async () => {
-  restore();
-  await fake.close();
-});
-
-const api = (method: string, path: string, token: string, body?: unknown) => callApi(server.url, method, path, token, body);
-const webhookUrl = (s: TestServer = server) => `${s.url}/api/v1/billing/stripe/webhook`;
-const deliver = (event: Json, options: { timestamp?: number; signature?: string | null; secret?: string; to?: TestServer } = {}) =>
-  deliverStripeEvent(webhookUrl(options.to), event, { secret: options.secret ?? TEST_WEBHOOK_SECRET, timestamp: options.timestamp, signature: options.signature });
+const webhookUrl = (s: TestServer = server) => stripeWebhookUrl(s);
 
 /** An owner's checkout through the API, paid on the stand-in: the Checkout session's and payment intent's objects. */
 async function buyAndPay(owner: Seeded, body: Record<string, unknown>) {
@@ -278,13 +259,11 @@ describe("refunds and disputes", () => {
   const refundEvent = (type: string, refund: Json) => fake.event(type, refund);
 
   it("a refund after half the credits were spent takes what is left and records the rest as a debt, which the next purchase settles first", async () => {
-    restore();
-    restore = configurePayments(fake, { CREDIT_PRICE_MINOR: "10", CREDIT_PURCHASE_MIN: "10" });
+    const undo = configurePayments(fake, { CREDIT_PRICE_MINOR: "10", CREDIT_PURCHASE_MIN: "10" });
     try {
       await refundOfSpentCredits();
     } finally {
-      restore();
-      restore = configurePayments(fake);
+      undo();
     }
   });
 
@@ -338,8 +317,7 @@ describe("refunds and disputes", () => {
   }
 
   it("partial refunds: two refund ids are two reversals, exact to the micro-credit; the same refund id again (another event, or charge.refunded) is one", async () => {
-    restore();
-    restore = configurePayments(fake, { CREDIT_PRICE_MINOR: "3" });
+    const undo = configurePayments(fake, { CREDIT_PRICE_MINOR: "3" });
     try {
       const owner = await seedAccount(database.db);
       const bought = await buyAndPay(owner, { credits: 100 });
@@ -365,8 +343,7 @@ describe("refunds and disputes", () => {
       expect((await api("GET", `/auth/billing/payments/${bought.payment.payment_id}`, owner.accessToken)).body.data).toMatchObject({ refunded_minor: 300, reversed_credits: 100 });
       await assertLedgerInvariants(database.db, owner.accountId);
     } finally {
-      restore();
-      restore = configurePayments(fake);
+      undo();
     }
   });
 
