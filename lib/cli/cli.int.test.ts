@@ -1,23 +1,17 @@
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { eq, sql } from "drizzle-orm";
-import { createTestDatabase, testDbKind } from "../testing/database";
-import { openDatabase } from "../db/open";
-import { migrateDatabase } from "../db/migrate";
-import { startAdminChannel } from "../server/admin-channel";
+import { testDbKind } from "../testing/database";
+import { cliDatabase, runCli } from "../testing/cli-process";
 import { verifyAccessToken } from "../auth/jwt";
 import { getBalance } from "../billing/get-balance";
 import { apiKeys, oauthClients, tools } from "../db/schema";
 import type { Database } from "../db/types";
 import { DEMO_CATALOG } from "../seed/seed-demo";
 
-const run = promisify(execFile);
-const tsx = path.resolve("node_modules/.bin/tsx");
 
 interface CliResult {
   code: number;
@@ -27,41 +21,15 @@ interface CliResult {
 
 /** Runs the real CLI in a child process, as an operator would. */
 async function cli(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await run(tsx, ["lib/cli/main.ts", ...args, "--json"], {
-      env: { ...process.env, ...env, LOG_LEVEL: "silent" },
-      timeout: 60_000,
-    });
-    return { code: 0, json: JSON.parse(stdout.trim().split("\n").pop() ?? "{}"), stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, json: JSON.parse(e.stdout.trim().split("\n").pop() || "{}"), stderr: e.stderr };
-  }
+  const r = await runCli(env, [...args, "--json"]);
+  return { code: r.code, json: JSON.parse(r.stdout.trim().split("\n").pop() || "{}"), stderr: r.stderr };
 }
 
 /** The CLI against this run's database: PostgreSQL by URL, or an embedded data dir held by a "server". */
 let env: Record<string, string>;
 let database: Database;
-let tmp: string | undefined;
-
 beforeAll(async () => {
-  if (testDbKind() === "postgres") {
-    const db = await createTestDatabase();
-    database = db;
-    env = { DATABASE_URL: db.url! };
-    return;
-  }
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-cli-"));
-  // Like a running server: this process holds the embedded database and serves the admin channel.
-  database = await openDatabase({ kind: "pglite", dataDir: path.join(tmp, "pgdata") });
-  await migrateDatabase(database);
-  const closeAdmin = await startAdminChannel(database.db, tmp);
-  env = { DATA_DIR: tmp, DATABASE_URL: "" };
-  afterAll(async () => {
-    closeAdmin();
-    await database.close();
-    fs.rmSync(tmp!, { recursive: true, force: true });
-  });
+  ({ database, env } = await cliDatabase());
 }, 120_000);
 
 // Each test starts the real CLI several times (2.5 s each on an idle 2-core machine, 5-10 s on a
@@ -155,7 +123,7 @@ describe(`admin CLI (${testDbKind()})`, { timeout: 180_000 }, () => {
     const file = path.join(os.tmpdir(), `tollgate-cli-manifest-${process.pid}.json`);
     fs.writeFileSync(file, JSON.stringify(manifest));
     try {
-      const { stdout, stderr } = await run(tsx, ["lib/cli/main.ts", "providers", "import", "--file", file], { env: { ...process.env, ...env, LOG_LEVEL: "silent" }, timeout: 60_000 });
+      const { stdout, stderr } = await runCli(env, ["providers", "import", "--file", file]);
       expect(JSON.parse(stdout)).toMatchObject({ providers: 1, added: 0, changed: 1, retired: 0 });
       expect(stderr).toMatch(/imported \d+\/\d+ tools/);
     } finally {

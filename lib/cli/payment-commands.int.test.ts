@@ -1,18 +1,11 @@
 // `payments reconcile --csv` through the real CLI process, as an operator runs it: a database this
 // file seeded (PostgreSQL by DATABASE_URL, or the embedded one held here behind the admin channel,
 // as a running server holds it) and Stripe's stand-in started here, named by the environment.
-import { execFile } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
-import { createTestDatabase, testDbKind } from "../testing/database";
-import { openDatabase } from "../db/open";
-import { migrateDatabase } from "../db/migrate";
+import { testDbKind } from "../testing/database";
+import { cliDatabase, runCli } from "../testing/cli-process";
 import { rows } from "../db/row-sql";
-import { startAdminChannel } from "../server/admin-channel";
 import { startTestServer } from "../testing/server";
 import { callApi, seedAccount } from "../testing/fixtures";
 import { parseCsv } from "../testing/csv";
@@ -20,23 +13,13 @@ import { configurePayments, deliverStripeEvent, startFakeStripe, TEST_WEBHOOK_SE
 import { RECONCILIATION_CSV_COLUMNS } from "../billing/reconciliation-csv";
 import type { Database } from "../db/types";
 
-const run = promisify(execFile);
-const tsx = path.resolve("node_modules/.bin/tsx");
 
 let env: Record<string, string>;
 let database: Database;
 let fake: FakeStripe;
 
 /** The real CLI in a child process, with this run's database and Stripe's stand-in (configurePayments set them in process.env). */
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(tsx, ["lib/cli/main.ts", ...args], { env: { ...process.env, ...env, LOG_LEVEL: "silent" }, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = (...args: string[]) => runCli(env, args);
 
 beforeAll(async () => {
   fake = await startFakeStripe();
@@ -45,22 +28,7 @@ beforeAll(async () => {
     restore();
     await fake.close();
   });
-  if (testDbKind() === "postgres") {
-    const db = await createTestDatabase();
-    database = db;
-    env = { DATABASE_URL: db.url! };
-    return;
-  }
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-cli-payments-"));
-  database = await openDatabase({ kind: "pglite", dataDir: path.join(tmp, "pgdata") });
-  await migrateDatabase(database);
-  const closeAdmin = await startAdminChannel(database.db, tmp);
-  env = { DATA_DIR: tmp, DATABASE_URL: "" };
-  afterAll(async () => {
-    closeAdmin();
-    await database.close();
-    fs.rmSync(tmp, { recursive: true, force: true });
-  });
+  ({ database, env } = await cliDatabase());
 }, 120_000);
 
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
