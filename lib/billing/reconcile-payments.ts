@@ -132,8 +132,61 @@ interface ReversalRow {
   ledger_ids: string[] | null;
 }
 
+/** Our side of a line: the money and credits the ledger moved, whose, and in which rows. */
+type OurSide = Pick<ReconciliationLine, "ledger_amount_minor" | "credits" | "account_id" | "payment_id" | "reversal_id" | "ledger_entry_ids">;
+
+/** A payment's side of a line: what it cost, the credits it granted, in which ledger row. */
+function paymentSide(p: PaymentRow): OurSide {
+  return {
+    ledger_amount_minor: Number(p.amount_minor),
+    credits: creditsToNumber(p.credits),
+    account_id: p.account_id,
+    payment_id: p.id,
+    reversal_id: null,
+    ledger_entry_ids: p.grant_id ? [p.grant_id] : [],
+  };
+}
+
+/** An undone reversal's side (the refund Stripe failed): the money and credits given back, in the undo's ledger row. */
+function undoSide(v: ReversalRow): OurSide {
+  return {
+    ledger_amount_minor: Number(v.amount_minor),
+    credits: creditsToNumber(v.credits),
+    account_id: v.account_id,
+    payment_id: v.payment_id,
+    reversal_id: v.id,
+    ledger_entry_ids: v.undo_ledger_entry_id ? [v.undo_ledger_entry_id] : [],
+  };
+}
+
+/** A line of ours for which Stripe has no balance transaction at all. */
+function missingInStripe(
+  kind: ReconcileKind,
+  at: Date | string,
+  currency: string,
+  side: OurSide,
+  stripe: { source: string | null; paymentIntent: string | null },
+  detail: string,
+): ReconciliationLine {
+  return {
+    status: "missing_in_stripe",
+    kind,
+    created_at: iso(at),
+    currency,
+    amount_minor: null,
+    fee_minor: null,
+    net_minor: null,
+    stripe_source_amount_minor: null,
+    ...side,
+    stripe_balance_transaction_id: null,
+    stripe_source_id: stripe.source,
+    stripe_payment_intent_id: stripe.paymentIntent,
+    detail,
+  };
+}
+
 /** A reversal's side of a line: what Tollgate took back, for which payment, in which ledger rows. */
-function reversalSide(v: ReversalRow) {
+function reversalSide(v: ReversalRow): OurSide {
   return {
     ledger_amount_minor: -Number(v.amount_minor),
     credits: -creditsToNumber(v.credits),
@@ -509,11 +562,7 @@ export async function reconcilePayments(
     return {
       ...side.line,
       status: same ? "matched" : "amount_differs",
-      ledger_amount_minor: Number(payment.amount_minor),
-      credits: creditsToNumber(payment.credits),
-      account_id: payment.account_id,
-      payment_id: payment.id,
-      ledger_entry_ids: payment.grant_id ? [payment.grant_id] : [],
+      ...paymentSide(payment),
       detail: details(
         same ? null : `Stripe charged ${side.sourceAmount} ${side.sourceCurrency}, the payment is ${payment.amount_minor} ${payment.currency}`,
         outside(payment.succeeded_at) ? `granted on ${iso(payment.succeeded_at!)}, in another period (its credits count here, with Stripe's charge)` : null,
@@ -541,12 +590,7 @@ export async function reconcilePayments(
     return {
       ...side.line,
       status: same ? "matched" : "amount_differs",
-      ledger_amount_minor: Number(v.amount_minor),
-      credits: creditsToNumber(v.credits),
-      account_id: v.account_id,
-      payment_id: v.payment_id,
-      reversal_id: v.id,
-      ledger_entry_ids: v.undo_ledger_entry_id ? [v.undo_ledger_entry_id] : [],
+      ...undoSide(v),
       stripe_payment_intent_id: side.line.stripe_payment_intent_id ?? v.stripe_payment_intent_id,
       detail: details(
         same ? null : `Stripe's failed refund gave back ${side.sourceAmount} ${side.sourceCurrency}, the reversal says ${v.amount_minor} ${v.currency}`,
@@ -671,26 +715,8 @@ export async function reconcilePayments(
       lines.push(inPeriod(found.created) ? line : elsewhere(line, p.succeeded_at!));
       continue;
     }
-    lines.push({
-      status: "missing_in_stripe",
-      kind: "charge",
-      created_at: iso(p.succeeded_at!),
-      currency: p.currency,
-      amount_minor: null,
-      fee_minor: null,
-      net_minor: null,
-      stripe_source_amount_minor: null,
-      ledger_amount_minor: Number(p.amount_minor),
-      credits: creditsToNumber(p.credits),
-      account_id: p.account_id,
-      payment_id: p.id,
-      reversal_id: null,
-      ledger_entry_ids: p.grant_id ? [p.grant_id] : [],
-      stripe_balance_transaction_id: null,
-      stripe_source_id: p.stripe_charge_id,
-      stripe_payment_intent_id: p.stripe_payment_intent_id,
-      detail: "granted, but Stripe has no balance transaction for its charge",
-    });
+    const stripe = { source: p.stripe_charge_id, paymentIntent: p.stripe_payment_intent_id };
+    lines.push(missingInStripe("charge", p.succeeded_at!, p.currency, paymentSide(p), stripe, "granted, but Stripe has no balance transaction for its charge"));
   }
   const reversals = rows<ReversalRow>(
     await db.execute(sql`${SELECT_REVERSAL}
@@ -707,21 +733,8 @@ export async function reconcilePayments(
       continue;
     }
     if (movedNothing(v)) continue;
-    lines.push({
-      status: "missing_in_stripe",
-      kind: v.kind === "refund" ? "refund" : "dispute_loss",
-      created_at: iso(v.created_at),
-      currency: v.currency,
-      amount_minor: null,
-      fee_minor: null,
-      net_minor: null,
-      stripe_source_amount_minor: null,
-      ...reversalSide(v),
-      stripe_balance_transaction_id: null,
-      stripe_source_id: v.stripe_id,
-      stripe_payment_intent_id: v.stripe_payment_intent_id,
-      detail: "reversed in the ledger, but Stripe has no balance transaction for it",
-    });
+    const stripe = { source: v.stripe_id, paymentIntent: v.stripe_payment_intent_id };
+    lines.push(missingInStripe(v.kind === "refund" ? "refund" : "dispute_loss", v.created_at, v.currency, reversalSide(v), stripe, "reversed in the ledger, but Stripe has no balance transaction for it"));
   }
   const undos = rows<ReversalRow>(
     await db.execute(sql`${SELECT_REVERSAL}
@@ -737,26 +750,8 @@ export async function reconcilePayments(
       continue;
     }
     if (movedNothing(v)) continue;
-    lines.push({
-      status: "missing_in_stripe",
-      kind: "refund_failure",
-      created_at: iso(v.failed_at),
-      currency: v.currency,
-      amount_minor: null,
-      fee_minor: null,
-      net_minor: null,
-      stripe_source_amount_minor: null,
-      ledger_amount_minor: Number(v.amount_minor),
-      credits: creditsToNumber(v.credits),
-      account_id: v.account_id,
-      payment_id: v.payment_id,
-      reversal_id: v.id,
-      ledger_entry_ids: v.undo_ledger_entry_id ? [v.undo_ledger_entry_id] : [],
-      stripe_balance_transaction_id: null,
-      stripe_source_id: v.stripe_id,
-      stripe_payment_intent_id: v.stripe_payment_intent_id,
-      detail: "undone in the ledger (the refund failed), but Stripe has no refund_failure balance transaction for it",
-    });
+    const stripe = { source: v.stripe_id, paymentIntent: v.stripe_payment_intent_id };
+    lines.push(missingInStripe("refund_failure", v.failed_at, v.currency, undoSide(v), stripe, "undone in the ledger (the refund failed), but Stripe has no refund_failure balance transaction for it"));
   }
 
   const scoped = (input.accountId ? lines.filter((l) => l.account_id === input.accountId) : lines).sort(
