@@ -238,7 +238,7 @@ describe("auto top-up", () => {
       ["authentication_required", 2, false],
       ["card_declined", 3, true],
     ]);
-    const hooks = rows<{ event_type: string; payload: Json }>(
+    const hooks = rows<{ event_type: string; payload: { data: Json } }>(
       await database.db.execute(sql`SELECT event_type, payload FROM webhook_deliveries WHERE account_id = ${owner.accountId} ORDER BY created_at, id`),
     );
     expect(hooks.map((h) => [h.event_type, h.payload.data.code])).toEqual([
