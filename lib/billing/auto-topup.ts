@@ -518,7 +518,8 @@ export async function resetTopupFailures(tx: Db, accountId: string): Promise<voi
   await tx.execute(sql`UPDATE auto_topups SET consecutive_failures = 0, updated_at = now() WHERE account_id = ${accountId} AND consecutive_failures > 0`);
 }
 
-async function triggerQuietly(db: Db, accountId: string): Promise<TopupOutcome | undefined> {
+/** Starts a top-up as `triggerAutoTopup` does; a failure to start is logged, not thrown (callers that do not answer for it). */
+export async function triggerQuietly(db: Db, accountId: string): Promise<TopupOutcome | undefined> {
   try {
     return await triggerAutoTopup(db, accountId);
   } catch (err) {
@@ -541,19 +542,27 @@ function forgetThreshold(accountId: string): void {
   quietUntil.delete(accountId);
 }
 
+const MAX_REMEMBERED = 10_000;
+
+/** Drops the entries whose time has passed once a map holds many accounts: each instance keeps only the accounts it serves lately. */
+function pruneExpired<V>(map: Map<string, V>, until: (v: V) => number): void {
+  if (map.size < MAX_REMEMBERED) return;
+  const now = Date.now();
+  for (const [k, v] of map) if (until(v) <= now) map.delete(k);
+}
+
 /**
  * After a Call's settlement: when the account's available balance is now below its auto top-up
  * threshold, a top-up starts in the background (the Call's answer does not wait for Stripe).
- * Returns the started work (tests wait on it); undefined when nothing was to do.
  */
-export function autoTopupAfterCharge(db: Db, accountId: string, availableAfter: string | null): Promise<unknown> | undefined {
-  if (availableAfter === null || !process.env.STRIPE_SECRET_KEY) return undefined;
+export function autoTopupAfterCharge(db: Db, accountId: string, availableAfter: string | null): void {
+  if (availableAfter === null || !process.env.STRIPE_SECRET_KEY) return;
   const known = thresholds.get(accountId);
   const fresh = known !== undefined && known.until > Date.now();
-  if (fresh && (known.threshold === null || toDecimal(availableAfter).gte(known.threshold))) return undefined;
-  if (starting.has(accountId) || (quietUntil.get(accountId) ?? 0) > Date.now()) return undefined;
+  if (fresh && (known.threshold === null || toDecimal(availableAfter).gte(known.threshold))) return;
+  if (starting.has(accountId) || (quietUntil.get(accountId) ?? 0) > Date.now()) return;
   starting.add(accountId);
-  return (async () => {
+  void (async () => {
     try {
       if (!fresh) {
         const r = rows<{ threshold: string | null }>(
@@ -562,13 +571,16 @@ export function autoTopupAfterCharge(db: Db, accountId: string, availableAfter: 
              WHERE account_id = ${accountId} AND enabled AND paused_at IS NULL AND payment_method_id IS NOT NULL`),
         )[0];
         const threshold = r?.threshold ? toDecimal(r.threshold) : null;
+        pruneExpired(thresholds, (v) => v.until);
         thresholds.set(accountId, { threshold, until: Date.now() + THRESHOLD_TTL_MS });
-        if (threshold === null || toDecimal(availableAfter).gte(threshold)) return undefined;
+        if (threshold === null || toDecimal(availableAfter).gte(threshold)) return;
       }
       const outcome = await triggerQuietly(db, accountId);
       const quiet = outcome ? QUIET_MS[outcome.status] : undefined;
-      if (quiet) quietUntil.set(accountId, Date.now() + quiet);
-      return outcome;
+      if (quiet) {
+        pruneExpired(quietUntil, (until) => until);
+        quietUntil.set(accountId, Date.now() + quiet);
+      }
     } finally {
       starting.delete(accountId);
     }

@@ -14,7 +14,7 @@ import { paymentConfigOrThrow, type PaymentConfig } from "./payment-config";
 import { METADATA } from "./payments";
 import { lockBalance, reversePayment, settleDebts, undoRefund } from "./payment-reversals";
 import { Stripe, stripeClient, stripeFailure } from "./stripe-client";
-import { KIND_METADATA, SETUP_METADATA, type SavedCard, detachQuietly, recordTopupFailureIn, resetTopupFailures, saveCard, triggerAutoTopup } from "./auto-topup";
+import { KIND_METADATA, SETUP_METADATA, type SavedCard, detachQuietly, recordTopupFailureIn, resetTopupFailures, saveCard, triggerQuietly } from "./auto-topup";
 
 /**
  * Stripe's webhook (docs/billing.md, Buying credits): the only writer of payment grants and
@@ -94,8 +94,8 @@ export async function applyStripeEvent(db: Db, event: Stripe.Event, config: Paym
   if ((effect.outcome === "granted" || effect.outcome === "duplicate_grant") && effect.paymentId) await fetchReceipt(db, config, effect.paymentId);
   if (effect.outcome === "card_saved" && effect.accountId) {
     if (effect.replacedCard) await detachQuietly(config, effect.replacedCard);
-    // The balance may already be below the threshold: the new card is used now.
-    await triggerAutoTopup(db, effect.accountId).catch((err: Error) => logger.error({ account_id: effect.accountId, err: err.message }, "auto top-up failed to start"));
+    // The balance may already be below the threshold: the new card is used now, without Stripe's delivery waiting on the charge.
+    void triggerQuietly(db, effect.accountId);
   }
   return { event_id: event.id, type: event.type, outcome: effect.outcome, duplicate: false, payment_id: effect.paymentId ?? null, ledger_entry_id: effect.ledgerEntryId ?? null };
 }
