@@ -75,7 +75,7 @@ export async function reversePayment(tx: Db, input: ReversalInput): Promise<Reve
     await tx.execute(sql`SELECT id, credits::text AS credits, credits_recovered::text AS credits_recovered, failed_at IS NOT NULL AS undone FROM payment_reversals WHERE stripe_id = ${input.stripeId}`),
   )[0];
   if (existing) {
-    return { reversal_id: existing.id, created: false, undone: existing.undone, credits: existing.credits, credits_recovered: existing.credits_recovered, debt_credits: await outstanding(tx, input.accountId) };
+    return { reversal_id: existing.id, created: false, undone: existing.undone, credits: existing.credits, credits_recovered: existing.credits_recovered, debt_credits: await debtCredits(tx, input.accountId) };
   }
 
   const amount = Number(payment.amount_minor);
@@ -95,7 +95,7 @@ export async function reversePayment(tx: Db, input: ReversalInput): Promise<Reve
   });
   await settleDebts(tx, input.accountId);
   const settled = rows<{ credits_recovered: string }>(await tx.execute(sql`SELECT credits_recovered::text AS credits_recovered FROM payment_reversals WHERE id = ${id}`))[0];
-  return { reversal_id: id, created: true, undone: false, credits: owed.toFixed(6), credits_recovered: settled.credits_recovered, debt_credits: await outstanding(tx, input.accountId) };
+  return { reversal_id: id, created: true, undone: false, credits: owed.toFixed(6), credits_recovered: settled.credits_recovered, debt_credits: await debtCredits(tx, input.accountId) };
 }
 
 export interface RefundFailureInput {
@@ -143,10 +143,10 @@ export async function undoRefund(tx: Db, input: RefundFailureInput): Promise<Ref
     await tx.execute(sql`
       INSERT INTO payment_reversals (id, account_id, payment_id, kind, stripe_id, amount_minor, currency, credits, failed_at)
       VALUES (${id}, ${input.accountId}, ${input.paymentId}, 'refund', ${input.stripeId}, ${input.amountMinor}, ${input.currency}, 0, now())`);
-    return { reversal_id: id, outcome: "recorded", credits_returned: "0", debt_cancelled: "0", ledger_entry_id: null, debt_credits: await outstanding(tx, input.accountId) };
+    return { reversal_id: id, outcome: "recorded", credits_returned: "0", debt_cancelled: "0", ledger_entry_id: null, debt_credits: await debtCredits(tx, input.accountId) };
   }
   if (found.undone) {
-    return { reversal_id: found.id, outcome: "duplicate", credits_returned: "0", debt_cancelled: "0", ledger_entry_id: found.undo_ledger_entry_id, debt_credits: await outstanding(tx, input.accountId) };
+    return { reversal_id: found.id, outcome: "duplicate", credits_returned: "0", debt_cancelled: "0", ledger_entry_id: found.undo_ledger_entry_id, debt_credits: await debtCredits(tx, input.accountId) };
   }
 
   const returned = toDecimal(found.credits_recovered);
@@ -199,7 +199,7 @@ export async function undoRefund(tx: Db, input: RefundFailureInput): Promise<Ref
     },
   });
   if (returned.gt(0)) await settleDebts(tx, input.accountId, { undoneReversalId: found.id });
-  return { reversal_id: found.id, outcome: "undone", credits_returned: returned.toFixed(6), debt_cancelled: cancelled.toFixed(6), ledger_entry_id: ledgerId, debt_credits: await outstanding(tx, input.accountId) };
+  return { reversal_id: found.id, outcome: "undone", credits_returned: returned.toFixed(6), debt_cancelled: cancelled.toFixed(6), ledger_entry_id: ledgerId, debt_credits: await debtCredits(tx, input.accountId) };
 }
 
 /** What paid credits settled a debt: a purchase's grant, or the credits an undone refund gave back. */
@@ -279,8 +279,9 @@ async function takeable(tx: Db, accountId: string): Promise<CreditAmount> {
   return toDecimal(found?.takeable ?? "0");
 }
 
-async function outstanding(tx: Db, accountId: string): Promise<string> {
+/** Credits refunds and lost disputes still owe the account (what its next purchase settles first), as a decimal string; undone reversals owe nothing. */
+export async function debtCredits(db: Db, accountId: string): Promise<string> {
   return rows<{ debt: string }>(
-    await tx.execute(sql`SELECT coalesce(sum(credits - credits_recovered), 0)::text AS debt FROM payment_reversals WHERE account_id = ${accountId} AND credits_recovered < credits AND failed_at IS NULL`),
+    await db.execute(sql`SELECT coalesce(sum(credits - credits_recovered), 0)::text AS debt FROM payment_reversals WHERE account_id = ${accountId} AND credits_recovered < credits AND failed_at IS NULL`),
   )[0].debt;
 }

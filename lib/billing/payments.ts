@@ -9,6 +9,7 @@ import { type Actor, recordActivity } from "../accounts/activity";
 import type { PaymentKind, PaymentStatus, ReversalKind } from "../vocab/payments";
 import { paymentConfig, paymentConfigOrThrow, pricePurchase, type PaymentConfig } from "./payment-config";
 import { stripeClient, stripeFailure } from "./stripe-client";
+import { debtCredits } from "./payment-reversals";
 
 /**
  * Buying credits through Stripe Checkout (docs/billing.md, Buying credits). This module starts a
@@ -153,14 +154,6 @@ export async function getPayment(db: Db, accountId: string, paymentId: string): 
 /** The accounts holding a payment id (support's reads without account_id). */
 export async function ownersOfPayment(db: Db, paymentId: string): Promise<string[]> {
   return rows<{ account_id: string }>(await db.execute(sql`SELECT account_id FROM payments WHERE id = ${paymentId}`)).map((r) => r.account_id);
-}
-
-/** Credits refunds and lost disputes still owe the account (what its next purchase settles first), as a decimal string; an undone reversal owes nothing. */
-export async function debtCredits(db: Db, accountId: string): Promise<string> {
-  const found = rows<{ debt: string }>(
-    await db.execute(sql`SELECT coalesce(sum(credits - credits_recovered), 0)::text AS debt FROM payment_reversals WHERE account_id = ${accountId} AND credits_recovered < credits AND failed_at IS NULL`),
-  );
-  return found[0].debt;
 }
 
 /** What the dashboard needs to offer a purchase: off while payments are not configured. */
