@@ -4,17 +4,20 @@ import { rows } from "../db/row-sql";
 import { invalidInput } from "../errors";
 import { creditsToNumber } from "../money";
 import { analytic } from "./analytic";
-import { type BoundedWindow, isBounded, rawRows, sealedHours, sealedPlan, type SealedPlan } from "./buckets";
+import { type BoundedWindow, isBounded } from "./buckets";
 import { ensureSealed } from "./seal";
-import { type WindowRequest, inWindow, rawRemainder, resolveWindow, sealedSpan } from "./time-window";
+import { type SpendDim, beforeHour, spendDays, spendDimConditions, spendDimOf } from "./spend-rollup";
+import { type WindowRequest, inWindow, resolveWindow } from "./time-window";
 import { type UsageFilters, and, attributionConditions, outcomeConditions } from "./usage-filters";
 
 /**
  * Spend attribution (GET /auth/usage/breakdown): usage events and their credits grouped by who and
- * what spent them. Sealed hours come from the spend rollups (`usage_spend_daily` for whole UTC days
- * when the buckets allow, `usage_spend_hourly` otherwise), the partial and unsealed hours from the
- * events, and refunds from the ledger's refund rows (attributed to the refunded Call's event and
- * counted when they were made). Totals are the usage summary's and the ledger's for the same window.
+ * what spent them. A request naming one dimension reads its sealed whole UTC days from the spend
+ * rollup (`usage_spend_day`, one row per day and value; a bucket boundary inside a day splits the
+ * day by its hourly running sums) and the rest of the window from the events; a request across two
+ * dimensions (or filtered on event type or success) is counted from the events. Refunds come from
+ * the ledger's refund rows (attributed to the refunded Call's event and counted when they were
+ * made). Totals are the usage summary's and the ledger's for the same window.
  */
 
 export const breakdownDimensions = ["tool", "provider", "api_key", "oauth_client", "model", "run_id", "channel", "charge_outcome"] as const;
@@ -66,6 +69,18 @@ export interface Breakdown {
   buckets: { bucket_start: string; bucket_start_local: string }[] | null;
 }
 
+/** Each dimension's row in the spend rollup: a provider is grouped from its tools'. */
+const DIM: Record<BreakdownDimension, SpendDim> = {
+  tool: "tool",
+  provider: "tool",
+  api_key: "api_key",
+  oauth_client: "oauth_client",
+  model: "model",
+  run_id: "run_id",
+  channel: "channel",
+  charge_outcome: "charge_outcome",
+};
+
 /** Each dimension's key over a part row (alias `p`, with `t` the tool when grouping by provider). */
 const KEY: Record<BreakdownDimension, string> = {
   tool: "p.tool_id",
@@ -78,26 +93,28 @@ const KEY: Record<BreakdownDimension, string> = {
   charge_outcome: "p.charge_outcome",
 };
 
-const PART_COLUMNS = "charge_outcome, channel, tool_id, api_key_id, oauth_client_id, model, run_id";
+/** A part row's keys: the dimensions' columns (events' names). */
+const KEY_COLUMNS = ["charge_outcome", "channel", "tool_id", "api_key_id", "oauth_client_id", "model", "run_id"] as const;
+const COLUMN_OF: Record<SpendDim, (typeof KEY_COLUMNS)[number]> = {
+  tool: "tool_id",
+  api_key: "api_key_id",
+  oauth_client: "oauth_client_id",
+  model: "model",
+  run_id: "run_id",
+  channel: "channel",
+  charge_outcome: "charge_outcome",
+};
+/** A part row's measures over the window, and the two a bucket shows (with refunds) per bucket. */
+const MEASURES = ["calls", "charged", "included", "fnc", "fcr", "pre", "settled", "refunded"];
+const BUCKET_MEASURES = ["bcalls", "bsettled", "brefunded"];
+const PART_COLUMNS = sql.raw(["b", ...KEY_COLUMNS, ...MEASURES, ...BUCKET_MEASURES].join(", "));
 const MAX_BUCKETS = 10_000;
 const UNIT_MS: Record<BreakdownBucket, number> = { hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000, month: 28 * 86_400_000 };
 const DAY = 86_400_000;
 
-/** Conditions on the spend dimensions, over rows (alias `t`) of the spend rollup or the events. */
+/** The breakdown's filters over events (alias `t`). */
 function spendConditions(f: BreakdownFilters, t: string): SQL[] {
   return [...outcomeConditions(f, t), ...(f.channel ? [sql`${sql.raw(`${t}.channel`)} = ${f.channel}`] : []), ...attributionConditions(f, t)];
-}
-
-/**
- * A usage filter on the spend rollup (alias `t`), or null when it names something the spend rollup
- * does not keep (reason codes, outcomes, amounts, ids, anomalies): then raw rows must answer it.
- */
-export function spendRollupConditions(f: UsageFilters, t: string): SQL[] | null {
-  const beyond =
-    f.billableSuccess !== undefined || f.outcome !== undefined || f.reasonCode !== undefined || f.hasExecutionOutcome !== undefined ||
-    f.anomaly !== undefined || f.searchId !== undefined || f.executionId !== undefined || f.minCredits !== undefined ||
-    f.maxCredits !== undefined || f.within !== undefined;
-  return beyond ? null : spendConditions(f, t);
 }
 
 export async function usageBreakdown(db: Db, accountId: string, input: BreakdownInput): Promise<Breakdown> {
@@ -113,54 +130,71 @@ export async function usageBreakdown(db: Db, accountId: string, input: Breakdown
   }
 
   const bucketKey = (col: SQL): SQL => (bucket ? sql`date_trunc(${sql.raw(`'${bucket}'`)}, ${col} AT TIME ZONE ${w.tz})` : sql`NULL::timestamp`);
-  const parts = await spendParts(db, accountId, w, bucket, input.filters, bucketKey);
+  const { ctes, parts } = await spendParts(db, accountId, w, bucket, groupBy, input.filters, bucketKey);
   const needsTool = groupBy.includes("provider");
   const k1 = sql.raw(KEY[groupBy[0]]);
   const k2 = groupBy[1] ? sql.raw(KEY[groupBy[1]]) : sql`NULL::text`;
-  const measures = sql.raw(`sum(n) AS calls,
-      sum(n) FILTER (WHERE charge_outcome = 'charged') AS charged, sum(n) FILTER (WHERE charge_outcome = 'included') AS included,
-      sum(n) FILTER (WHERE charge_outcome = 'failed_not_charged') AS fnc, sum(n) FILTER (WHERE charge_outcome = 'failed_charged_review') AS fcr,
-      sum(pre) AS pre, sum(settled) AS settled, sum(refunded) AS refunded`);
-  const resumOf = (t: string) =>
-    sql.raw(["calls", "charged", "included", "fnc", "fcr", "pre", "settled", "refunded"].map((m) => `sum(${t}${m}) AS ${m}`).join(", "));
-  const resum = resumOf("");
-  const out = sql.raw(`coalesce(calls, 0)::float8 AS calls, coalesce(charged, 0)::float8 AS charged, coalesce(included, 0)::float8 AS included,
-      coalesce(fnc, 0)::float8 AS fnc, coalesce(fcr, 0)::float8 AS fcr, coalesce(pre, 0)::text AS pre, coalesce(settled, 0)::text AS settled,
-      coalesce(refunded, 0)::text AS refunded`);
+  const sums = (t: string, names: string[]) => sql.raw(names.map((m) => `sum(${t}${m}) AS ${m}`).join(", "));
+  const minus = (names: string[]) => sql.raw(names.map((m) => `a.${m} - coalesce(t.${m}, 0) AS ${m}`).join(", "));
+  const out = (names: string[]) =>
+    sql.raw(
+      MEASURES.map((m) => {
+        const given = names.includes(m) ? m : names.includes(`b${m}`) ? `b${m}` : null;
+        const type = ["pre", "settled", "refunded"].includes(m) ? "text" : "float8";
+        return `${given ? `coalesce(${given}, 0)` : "0"}::${type} AS ${m}`;
+      }).join(", "),
+    );
+  // Rows and groups by their keys, NULL included, in a form a hash join can match.
+  const sameKeys = (x: string, y: string) =>
+    sql.raw(["k1", "k2"].map((k) => `coalesce(${x}.${k}, '') = coalesce(${y}.${k}, '') AND (${x}.${k} IS NULL) = (${y}.${k} IS NULL)`).join(" AND "));
+  const label = (col: string) => sql`to_char((${sql.raw(col)} AT TIME ZONE ${w.tz}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   const limit = input.limit;
   const series = bucket
     ? sql`SELECT generate_series(date_trunc(${sql.raw(`'${bucket}'`)}, ${w.start}::timestamptz AT TIME ZONE ${w.tz}),
                                  (${w.end}::timestamptz AT TIME ZONE ${w.tz}) - interval '1 microsecond', interval '1 ${sql.raw(bucket)}') AS b`
     : sql`SELECT NULL::timestamp AS b WHERE false`;
 
+  // The groups are ranked on two sums; only the top `limit` get every measure (a join on 1-100 groups),
+  // and `other` is the totals minus theirs: an account's 50,000 agent runs are summed twice, not eleven times.
   const result = await analytic<ResultRow>(
     db,
     sql`
-    WITH parts AS (${parts}),
-    pb AS (
-      SELECT p.b, ${k1} AS k1, ${k2} AS k2, ${measures}
-        FROM parts p ${needsTool ? sql`LEFT JOIN tools t ON t.id = p.tool_id` : sql``}
-       GROUP BY 1, 2, 3
-    ), g AS (
-      SELECT k1, k2, ${resum} FROM pb GROUP BY k1, k2
-    ), ranked AS (
-      SELECT g.*, row_number() OVER (ORDER BY settled DESC, calls DESC, k1 NULLS LAST, k2 NULLS LAST) AS rn FROM g
+    WITH ${sql.join([...ctes, sql`parts (${PART_COLUMNS}) AS (${parts})`], sql`, `)},
+    keyed AS MATERIALIZED (
+      SELECT p.*, ${k1} AS k1, ${k2} AS k2 FROM parts p ${needsTool ? sql`LEFT JOIN tools t ON t.id = p.tool_id` : sql``}
+    ), g AS MATERIALIZED (
+      SELECT k1, k2, sum(settled) AS settled, sum(calls) AS calls FROM keyed GROUP BY k1, k2
+    ), top AS MATERIALIZED (
+      SELECT k1, k2, row_number() OVER (ORDER BY settled DESC, calls DESC, k1 NULLS LAST, k2 NULLS LAST) AS slot
+        FROM g ORDER BY settled DESC, calls DESC, k1 NULLS LAST, k2 NULLS LAST LIMIT ${limit}
+    ), total AS MATERIALIZED (
+      SELECT ${sums("", MEASURES)}, (SELECT count(*) FROM g) AS groups FROM keyed
+    ), top_measures AS MATERIALIZED (
+      SELECT t.slot, min(t.k1) AS k1, min(t.k2) AS k2, ${sums("p.", MEASURES)}
+        FROM keyed p JOIN top t ON ${sameKeys("p", "t")} GROUP BY t.slot
+    ), top_buckets AS MATERIALIZED (
+      SELECT p.b, t.slot, ${sums("p.", BUCKET_MEASURES)}
+        FROM keyed p JOIN top t ON ${sameKeys("p", "t")} WHERE p.b IS NOT NULL GROUP BY 1, 2
     )
-    SELECT 't' AS part, NULL AS b, 0 AS slot, NULL AS k1, NULL AS k2, (SELECT count(*) FROM g)::float8 AS groups, ${out}
-      FROM (SELECT ${resum} FROM g) tot
+    SELECT 't' AS part, NULL AS b, 0 AS slot, NULL AS k1, NULL AS k2, groups::float8 AS groups, ${out(MEASURES)} FROM total
     UNION ALL
-    SELECT 'g', NULL, slot, k1, k2, 0, ${out}
-      FROM (SELECT CASE WHEN rn <= ${limit} THEN rn ELSE 0 END AS slot, min(k1) AS k1, min(k2) AS k2, ${resum}
-              FROM ranked GROUP BY 1) grouped
+    SELECT 'g', NULL, slot, k1, k2, 0, ${out(MEASURES)} FROM top_measures
     UNION ALL
-    SELECT 'b', to_char((b AT TIME ZONE ${w.tz}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), slot, NULL, NULL, 0, ${out}
-      FROM (SELECT pb.b, CASE WHEN r.rn <= ${limit} THEN r.rn ELSE 0 END AS slot, ${resumOf("pb.")}
-              FROM pb JOIN ranked r ON r.k1 IS NOT DISTINCT FROM pb.k1 AND r.k2 IS NOT DISTINCT FROM pb.k2
-             WHERE pb.b IS NOT NULL GROUP BY 1, 2) per_bucket
+    SELECT 'g', NULL, 0, NULL, NULL, 0, ${out(MEASURES)}
+      FROM (SELECT ${minus(MEASURES)} FROM total a, (SELECT ${sums("", MEASURES)} FROM top_measures) t) other
+     WHERE (SELECT groups FROM total) > ${limit}
     UNION ALL
-    SELECT 's', to_char((s.b AT TIME ZONE ${w.tz}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 0, to_char(s.b, 'YYYY-MM-DD"T"HH24:MI:SS'), NULL, 0,
-           0::float8, 0::float8, 0::float8, 0::float8, 0::float8, '0', '0', '0'
+    SELECT 'b', ${label("b")}, slot, NULL, NULL, 0, ${out(BUCKET_MEASURES)} FROM top_buckets
+    UNION ALL
+    SELECT 'b', ${label("b")}, 0, NULL, NULL, 0, ${out(BUCKET_MEASURES)}
+      FROM (SELECT a.b, ${minus(BUCKET_MEASURES)}
+              FROM (SELECT b, ${sums("", BUCKET_MEASURES)} FROM keyed WHERE b IS NOT NULL GROUP BY b) a
+              LEFT JOIN (SELECT b, ${sums("", BUCKET_MEASURES)} FROM top_buckets GROUP BY b) t ON t.b = a.b) other
+     WHERE (SELECT groups FROM total) > ${limit}
+    UNION ALL
+    SELECT 's', ${label("s.b")}, 0, to_char(s.b, 'YYYY-MM-DD"T"HH24:MI:SS'), NULL, 0, ${out([])}
       FROM (${series}) s`,
+    { workMem: "64MB" },
   );
 
   const totalRow = result.find((r) => r.part === "t");
@@ -228,57 +262,104 @@ function measuresOf(r: ResultRow | undefined): Measures {
 }
 
 /**
- * The rows to group (alias-free columns: b, event_type… as PART_COLUMNS, n, pre, settled,
- * refunded): sealed rollup rows, raw events for the rest of the window, and refund rows.
+ * The rows to group (columns: b, KEY_COLUMNS, MEASURES, BUCKET_MEASURES) and the CTEs they use:
+ * spend rollup rows for the sealed whole UTC days when one dimension answers the request, events
+ * for the rest of the window, and refund rows. When a bucket boundary falls inside a day (hour
+ * buckets, or a time zone other than UTC), a rollup row counts in the window's measures once and
+ * its hours are shared among the buckets by its running sums; an hour a boundary cuts in two (a
+ * zone at +05:30) is taken from its events for the buckets.
  */
-async function spendParts(db: Db, accountId: string, w: BoundedWindow, bucket: BreakdownBucket | null, f: BreakdownFilters, bucketKey: (col: SQL) => SQL): Promise<SQL> {
-  // Whole UTC days serve day, week and month buckets in UTC, and any window without buckets.
-  const daysServe = bucket === null || (w.tz === "UTC" && bucket !== "hour");
-  let plan: SealedPlan | null;
-  if (daysServe) {
-    await ensureSealed(db, accountId, w);
-    const span = sealedSpan(w);
-    plan = span ? { span: { lo: span.lo ?? w.startDate, hi: span.hi }, cut: [] } : null;
-  } else {
-    plan = await sealedPlan(db, accountId, w, bucket!);
-  }
-  const rollupWhere = and(spendConditions(f, "r"));
-  const rollup = (table: "usage_spend_hourly" | "usage_spend_daily", at: string, where: SQL) =>
-    sql`SELECT ${bucketKey(sql.raw(`r.${at}`))} AS b, ${sql.raw(PART_COLUMNS.split(", ").map((c) => `r.${c}`).join(", "))}, r.event_count AS n,
-               r.pre_settlement_credits AS pre, r.settled_credits AS settled, 0::numeric AS refunded
-          FROM ${sql.raw(table)} r WHERE r.account_id = ${accountId} AND ${where} AND ${rollupWhere}`;
-  const sealedParts: SQL[] = [];
-  if (plan) {
-    if (daysServe) {
-      const { lo, hi } = plan.span;
-      const dayLo = new Date(Math.ceil(lo.getTime() / DAY) * DAY);
-      const dayHi = new Date(Math.floor(hi.getTime() / DAY) * DAY);
-      if (dayLo < dayHi) {
-        sealedParts.push(rollup("usage_spend_daily", "day_start", inWindow(sql.raw("r.day_start"), dayLo, dayHi)));
-        if (dayLo > lo) sealedParts.push(rollup("usage_spend_hourly", "hour_start", inWindow(sql.raw("r.hour_start"), lo, dayLo)));
-        if (hi > dayHi) sealedParts.push(rollup("usage_spend_hourly", "hour_start", inWindow(sql.raw("r.hour_start"), dayHi, hi)));
-      } else {
-        sealedParts.push(rollup("usage_spend_hourly", "hour_start", inWindow(sql.raw("r.hour_start"), lo, hi)));
-      }
-    } else {
-      sealedParts.push(rollup("usage_spend_hourly", "hour_start", sealedHours(plan)));
-    }
-  }
-  const events = sql`
-    SELECT ${bucketKey(sql.raw("e.created_at"))} AS b, ${sql.raw(PART_COLUMNS.split(", ").map((c) => `e.${c}`).join(", "))}, 1 AS n,
-           e.pre_settlement_amount_credits AS pre, e.settled_amount_credits AS settled, 0::numeric AS refunded
+async function spendParts(
+  db: Db,
+  accountId: string,
+  w: BoundedWindow,
+  bucket: BreakdownBucket | null,
+  groupBy: BreakdownDimension[],
+  f: BreakdownFilters,
+  bucketKey: (col: SQL) => SQL,
+): Promise<{ ctes: SQL[]; parts: SQL }> {
+  // The key columns the grouping reads (a provider's: the tool), the others NULL.
+  const used = new Set(groupBy.map((d) => COLUMN_OF[DIM[d]]));
+  const keysOf = (t: string) =>
+    sql.raw(KEY_COLUMNS.map((c) => (used.has(c) ? `${t}.${c}` : `NULL::${c === "api_key_id" ? "uuid" : "text"}`)).join(", "));
+  const groupKeys = sql.raw(["1", ...KEY_COLUMNS.filter((c) => used.has(c)).map((c) => `e.${c}`)].join(", "));
+  // Events summed per bucket and key: their measures in the window's (false: only in their
+  // bucket's, for a cut hour) and in their bucket's.
+  const eventMeasures = (window: boolean) =>
+    sql.raw(
+      [
+        ...(window
+          ? ["count(*)", "count(*) FILTER (WHERE e.charge_outcome = 'charged')", "count(*) FILTER (WHERE e.charge_outcome = 'included')",
+              "count(*) FILTER (WHERE e.charge_outcome = 'failed_not_charged')", "count(*) FILTER (WHERE e.charge_outcome = 'failed_charged_review')",
+              "sum(e.pre_settlement_amount_credits)", "sum(e.settled_amount_credits)"]
+          : ["0", "0", "0", "0", "0", "0::numeric", "0::numeric"]),
+        "0::numeric, count(*), sum(e.settled_amount_credits), 0::numeric",
+      ].join(", "),
+    );
+  const eventsIn = (range: SQL) => sql`
+    SELECT ${bucketKey(sql.raw("e.created_at"))} AS b, ${keysOf("e")}, ${eventMeasures(true)}
       FROM usage_events e
-     WHERE e.account_id = ${accountId} AND ${daysServe ? rawRemainder(sql.raw("e.created_at"), w, plan?.span ?? null) : rawRows(sql.raw("e.created_at"), w, plan)}
-       AND ${and(spendConditions(f, "e"))}`;
+     WHERE e.account_id = ${accountId} AND ${range} AND ${and(spendConditions(f, "e"))}
+     GROUP BY ${groupKeys}`;
   // Refunds count when they were made, in the refunded Call's groups (its event's dimensions).
   const refunds = sql`
-    SELECT ${bucketKey(sql.raw("l.created_at"))} AS b, ${sql.raw(PART_COLUMNS.split(", ").map((c) => `e.${c}`).join(", "))}, 0 AS n,
-           0::numeric AS pre, 0::numeric AS settled, l.amount_credits AS refunded
+    SELECT ${bucketKey(sql.raw("l.created_at"))} AS b, ${keysOf("e")}, 0, 0, 0, 0, 0, 0::numeric, 0::numeric, l.amount_credits, 0, 0::numeric, l.amount_credits
       FROM credits_ledger l
       JOIN usage_events e ON e.execution_id = l.execution_id AND e.account_id = l.account_id AND e.event_type = 'tool_execute'
      WHERE l.account_id = ${accountId} AND l.entry_type = 'refund_tool_execute' AND ${inWindow(sql.raw("l.created_at"), w.start, w.end)}
        AND ${and(spendConditions(f, "e"))}`;
-  return sql.join([...sealedParts, events, refunds], sql` UNION ALL `);
+  const col = sql.raw("e.created_at");
+
+  const dim = spendDimOf(groupBy.map((d) => DIM[d]), f);
+  if (dim) await ensureSealed(db, accountId, w);
+  const days = dim ? spendDays(w) : null;
+  if (!dim || !days) return { ctes: [], parts: sql`${eventsIn(inWindow(col, w.start, w.end))} UNION ALL ${refunds}` };
+
+  const lo = days.lo ?? w.startDate;
+  const hi = days.hi;
+  const rest = eventsIn(sql`(${inWindow(col, w.start, lo)} OR ${inWindow(col, hi, w.end)})`);
+  const keys = sql.raw(
+    KEY_COLUMNS.map((c) => {
+      const type = c === "api_key_id" ? "uuid" : "text";
+      return c === COLUMN_OF[dim] ? `r.value::${type} AS ${c}` : `NULL::${type} AS ${c}`;
+    }).join(", "),
+  );
+  const totals = sql.raw(
+    "r.event_count, r.charged_count, r.included_count, r.failed_not_charged_count, r.failed_charged_review_count, r.pre_settlement_credits, r.settled_credits, 0::numeric",
+  );
+  const rows = and([...spendDimConditions(accountId, dim, f), inWindow(sql.raw("r.day_start"), lo, hi)]);
+  const day = sql.raw("r.day_start");
+  // A day lies in one bucket: whole UTC days in day, week or month buckets in UTC, or no buckets.
+  if (bucket === null || (w.tz === "UTC" && bucket !== "hour")) {
+    const rollup = sql`
+      SELECT ${bucketKey(day)} AS b, ${keys}, ${totals}, r.event_count, r.settled_credits, 0::numeric FROM usage_spend_day r WHERE ${rows}`;
+    return { ctes: [], parts: sql.join([rollup, rest, refunds], sql` UNION ALL `) };
+  }
+  // Each UTC hour of the days, its bucket, and whether a bucket boundary cuts it.
+  const hourly = sql`
+    hours AS MATERIALIZED (
+      SELECT x AS h, date_trunc('day', x, 'UTC') AS day, extract(hour FROM x AT TIME ZONE 'UTC')::int AS hr, ${bucketKey(sql.raw("x"))} AS b,
+             ${bucketKey(sql.raw("x"))} <> ${bucketKey(sql`(x + interval '1 hour' - interval '1 microsecond')`)} AS cut
+        FROM generate_series(${lo.toISOString()}::timestamptz, ${hi.toISOString()}::timestamptz - interval '1 hour', interval '1 hour') x)`;
+  // Runs of uncut hours of one day in one bucket: [h_from, h_to).
+  const segments = sql`
+    segments AS MATERIALIZED (
+      SELECT day, b, min(hr) AS h_from, max(hr) + 1 AS h_to
+        FROM (SELECT day, b, hr, hr - row_number() OVER (PARTITION BY day, b ORDER BY hr)::int AS island FROM hours WHERE NOT cut) x
+       GROUP BY day, b, island)`;
+  const windowPart = sql`
+    SELECT NULL::timestamp AS b, ${keys}, ${totals}, 0, 0::numeric, 0::numeric FROM usage_spend_day r WHERE ${rows}`;
+  const bucketPart = sql`
+    SELECT s.b, ${keys}, 0, 0, 0, 0, 0, 0::numeric, 0::numeric, 0::numeric,
+           ${beforeHour("events", sql.raw("s.h_to"))} - ${beforeHour("events", sql.raw("s.h_from"))},
+           ${beforeHour("settled", sql.raw("s.h_to"))} - ${beforeHour("settled", sql.raw("s.h_from"))}, 0::numeric
+      FROM usage_spend_day r JOIN segments s ON s.day = r.day_start WHERE ${rows}`;
+  const cutHours = sql`
+    SELECT ${bucketKey(sql.raw("e.created_at"))} AS b, ${keysOf("e")}, ${eventMeasures(false)}
+      FROM hours c JOIN usage_events e ON e.account_id = ${accountId} AND e.created_at >= c.h AND e.created_at < c.h + interval '1 hour'
+     WHERE c.cut AND ${and(spendConditions(f, "e"))}
+     GROUP BY ${groupKeys}`;
+  return { ctes: [hourly, segments], parts: sql.join([windowPart, bucketPart, cutHours, rest, refunds], sql` UNION ALL `) };
 }
 
 /** Names of the keys shown: tools, providers, API keys and OAuth clients by id; the other dimensions are their own label. */

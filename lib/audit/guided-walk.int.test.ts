@@ -132,6 +132,7 @@ describe("lists filtered without an index of their own visit only the hours the 
     const byTool = await guidedRanges(database.db, accountId, w, { toolId: RARE_TOOL }, 2);
     expect(byTool).not.toBeNull();
     expect(byTool!.length).toBeLessThanOrEqual(3);
+    for (const [from, to] of byTool!.slice(1)) expect(to!.getTime() - from!.getTime()).toBe(HOUR);
     // Filters with an index of their own are not guided.
     expect(await guidedRanges(database.db, accountId, w, { runId: "run-1" }, 2)).toBeNull();
     expect(await guidedRanges(database.db, accountId, w, { chargeOutcome: "failed_charged_review" }, 2)).toBeNull();

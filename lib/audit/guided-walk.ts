@@ -1,9 +1,9 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
+import { beforeHour, spendDays, spendDimConditions, spendDimOf } from "./spend-rollup";
 import { type TimeWindow, inWindow, sealedSpan } from "./time-window";
 import { type UsageFilters, and, usageConditions } from "./usage-filters";
-import { spendRollupConditions } from "./breakdown";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -26,43 +26,11 @@ export type WalkRange = [Date | null, Date | null];
  */
 export async function guidedRanges(db: Db, accountId: string, w: TimeWindow, f: UsageFilters, need: number): Promise<WalkRange[] | null> {
   if (!walksListIndex(f)) return null;
-  // The summary's rollups, or the spend rollups for the attribution filters (tool, provider, client, model, run, channel).
   const summary = usageConditions(f, "rollup");
-  const conditions = summary ?? spendRollupConditions(f, "r");
-  const span = conditions ? sealedSpan(w) : null;
-  if (!conditions || !span) return null;
-  const hourly = sql.raw(summary ? "usage_hourly_rollup" : "usage_spend_hourly");
-  const daily = sql.raw(summary ? "usage_daily_rollup" : "usage_spend_daily");
-
-  const lo = span.lo;
-  const hi = span.hi;
-  // Whole UTC days of the span come from the daily rollup first (a year is ~365 x a few rows), and
-  // only the newest days that can hold the page are opened into hours.
-  const dayLo = lo === null ? null : new Date(Math.ceil(lo.getTime() / DAY) * DAY);
-  const dayHi = new Date(Math.floor(hi.getTime() / DAY) * DAY);
-  const where = and(conditions);
-  const hour = sql.raw("r.hour_start");
-  const edgeHours = (from: Date | null, to: Date) => sql`
-    SELECT r.hour_start, sum(r.event_count) AS n FROM ${hourly} r
-     WHERE r.account_id = ${accountId} AND ${inWindow(hour, from, to)} AND ${where} GROUP BY r.hour_start`;
-  const parts: SQL[] = [];
-  if (dayLo !== null && dayLo >= dayHi) {
-    parts.push(edgeHours(lo, hi));
-  } else {
-    parts.push(edgeHours(dayHi, hi));
-    if (lo !== null && dayLo !== null && dayLo > lo) parts.push(edgeHours(lo, dayLo));
-    parts.push(sql`
-      SELECT r.hour_start, sum(r.event_count) AS n
-        FROM (SELECT day_start FROM (
-                SELECT r.day_start, sum(sum(r.event_count)) OVER (ORDER BY r.day_start DESC) - sum(r.event_count) AS before
-                  FROM ${daily} r
-                 WHERE r.account_id = ${accountId} AND ${inWindow(sql.raw("r.day_start"), dayLo, dayHi)} AND ${where}
-                 GROUP BY r.day_start) x
-               WHERE x.before < ${need}) p
-        JOIN ${hourly} r ON r.account_id = ${accountId} AND r.hour_start >= p.day_start AND r.hour_start < p.day_start + interval '1 day'
-       WHERE ${where}
-       GROUP BY r.hour_start`);
-  }
+  const dim = summary ? null : spendDimOf([], f);
+  const found = summary ? summaryHours(accountId, w, summary, need) : dim ? spendHours(accountId, w, spendDimConditions(accountId, dim, f), need) : null;
+  if (!found) return null;
+  const { lo, hi, parts } = found;
   const hours = rows<{ hour_start: Date | string; before: number }>(
     await db.execute(sql`
       SELECT hour_start, before FROM (
@@ -83,6 +51,73 @@ export async function guidedRanges(db: Db, accountId: string, w: TimeWindow, f: 
   // The part of the window before the first whole sealed hour (a start in the middle of an hour).
   if (lo !== null && w.startDate !== null && w.startDate.getTime() < lo.getTime()) ranges.push([w.startDate, lo]);
   return ranges;
+}
+
+/** Sealed hours with a match: [lo, hi) and the SELECTs of (hour_start, n) that list them. */
+interface MatchingHours {
+  lo: Date | null;
+  hi: Date;
+  parts: SQL[];
+}
+
+/**
+ * From the summary's rollups: whole UTC days of the sealed span from the daily rollup first (a
+ * year is ~365 x a few rows), and only the newest days that can hold the page opened into hours.
+ */
+function summaryHours(accountId: string, w: TimeWindow, conditions: SQL[], need: number): MatchingHours | null {
+  const span = sealedSpan(w);
+  if (!span) return null;
+  const { lo, hi } = span;
+  const dayLo = lo === null ? null : new Date(Math.ceil(lo.getTime() / DAY) * DAY);
+  const dayHi = new Date(Math.floor(hi.getTime() / DAY) * DAY);
+  const where = and(conditions);
+  const hour = sql.raw("r.hour_start");
+  const edgeHours = (from: Date | null, to: Date) => sql`
+    SELECT r.hour_start, sum(r.event_count) AS n FROM usage_hourly_rollup r
+     WHERE r.account_id = ${accountId} AND ${inWindow(hour, from, to)} AND ${where} GROUP BY r.hour_start`;
+  if (dayLo !== null && dayLo >= dayHi) return { lo, hi, parts: [edgeHours(lo, hi)] };
+  const parts = [edgeHours(dayHi, hi)];
+  if (lo !== null && dayLo !== null && dayLo > lo) parts.push(edgeHours(lo, dayLo));
+  parts.push(sql`
+    SELECT r.hour_start, sum(r.event_count) AS n
+      FROM (${newestDays(sql`
+              SELECT r.day_start, sum(r.event_count) AS n FROM usage_daily_rollup r
+               WHERE r.account_id = ${accountId} AND ${inWindow(sql.raw("r.day_start"), dayLo, dayHi)} AND ${where} GROUP BY r.day_start`, need)}) p
+      JOIN usage_hourly_rollup r ON r.account_id = ${accountId} AND r.hour_start >= p.day_start AND r.hour_start < p.day_start + interval '1 day'
+     WHERE ${where}
+     GROUP BY r.hour_start`);
+  return { lo, hi, parts };
+}
+
+/**
+ * From the spend rollup (one dimension): its whole UTC days, and the newest that can hold the page
+ * opened into hours by their running sums. The sealed hours of today are walked with the tail.
+ */
+function spendHours(accountId: string, w: TimeWindow, conditions: SQL[], need: number): MatchingHours | null {
+  const days = spendDays(w);
+  if (!days) return null;
+  const where = and(conditions);
+  const hr = sql.raw("x.hr");
+  return {
+    lo: days.lo,
+    hi: days.hi,
+    parts: [
+      sql`
+      SELECT r.day_start + make_interval(hours => x.hr) AS hour_start, sum(${beforeHour("events", sql`${hr} + 1`)} - ${beforeHour("events", hr)}) AS n
+        FROM (${newestDays(sql`
+                SELECT r.day_start, sum(r.event_count) AS n FROM usage_spend_day r
+                 WHERE ${where} AND ${inWindow(sql.raw("r.day_start"), days.lo, days.hi)} GROUP BY r.day_start`, need)}) p
+        JOIN usage_spend_day r ON r.day_start = p.day_start AND ${where}
+        CROSS JOIN generate_series(0, 23) x(hr)
+       GROUP BY 1
+      HAVING sum(${beforeHour("events", sql`${hr} + 1`)} - ${beforeHour("events", hr)}) > 0`,
+    ],
+  };
+}
+
+/** The newest days of `perDay` (day_start, n) that can hold the page: those with fewer than `need` events after them. */
+function newestDays(perDay: SQL, need: number): SQL {
+  return sql`SELECT day_start FROM (SELECT d.day_start, sum(d.n) OVER (ORDER BY d.day_start DESC) - d.n AS before FROM (${perDay}) d) x WHERE x.before < ${need}`;
 }
 
 /** Whether a filter is served by walking the list index (no index of its own narrows it). */

@@ -7,15 +7,13 @@ import { SEAL_MARGIN, type TimeWindow } from "./time-window";
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const USAGE_DIMS = "event_type, charge_outcome, success, billable_success, reason_code, outcome, has_execution_outcome, api_key_id, billing_snapshot_status";
-/** The spend-attribution rollup's dimensions (GET /auth/usage/breakdown). */
-const SPEND_DIMS = "event_type, charge_outcome, success, channel, tool_id, api_key_id, oauth_client_id, model, run_id";
 /** One transaction seals at most this much history (the first seal of an old account runs in steps). */
 export const CHUNK_MS = 14 * DAY;
 
 /**
  * Seals the account's hours that ended more than ten minutes ago: aggregates them into the hourly
- * rollups and, for each UTC day completed on the way, sums its hours into the daily usage rollup
- * and writes the day's settlement summary when the readiness checks pass; the hours of the day it
+ * rollups and, for each UTC day completed on the way, sums its hours into the daily usage rollup,
+ * writes the day's spend rollup (per dimension and value) and the day's settlement summary when the readiness checks pass; the hours of the day it
  * leaves open get an hourly settlement summary each, on the same condition. Usage events and ledger rows are written with `created_at = now()`
  * by single short statements, so a sealed hour cannot change any more (a backfill with past
  * timestamps would need its hours re-sealed; see docs/audit.md).
@@ -77,12 +75,6 @@ async function sealStep(tx: Db, a: string): Promise<{ done: boolean; sealedUntil
      WHERE account_id = ${a} AND created_at >= ${f}::timestamptz AND created_at < ${t}::timestamptz
      GROUP BY 2, 3, 4, 5, 6, 7, 8, 9, 10, 11`);
   await tx.execute(sql`
-    INSERT INTO usage_spend_hourly (account_id, hour_start, ${sql.raw(SPEND_DIMS)}, event_count, pre_settlement_credits, settled_credits)
-    SELECT ${a}, date_trunc('hour', created_at, 'UTC'), ${sql.raw(SPEND_DIMS)}, count(*), sum(pre_settlement_amount_credits), sum(settled_amount_credits)
-      FROM usage_events
-     WHERE account_id = ${a} AND created_at >= ${f}::timestamptz AND created_at < ${t}::timestamptz
-     GROUP BY 2, 3, 4, 5, 6, 7, 8, 9, 10, 11`);
-  await tx.execute(sql`
     INSERT INTO ledger_hourly_rollup (account_id, hour_start, entry_type, entry_count, consume_count, grant_count, consumed_credits, granted_credits)
     SELECT ${a}, date_trunc('hour', created_at, 'UTC'), entry_type, count(*),
            count(*) FILTER (WHERE amount_credits < 0), count(*) FILTER (WHERE amount_credits > 0),
@@ -103,12 +95,8 @@ async function sealStep(tx: Db, a: string): Promise<{ done: boolean; sealedUntil
         FROM usage_hourly_rollup
        WHERE account_id = ${a} AND hour_start >= ${df}::timestamptz AND hour_start < ${dt}::timestamptz
        GROUP BY 2, ${sql.raw(USAGE_DIMS)}`);
-    await tx.execute(sql`
-      INSERT INTO usage_spend_daily (account_id, day_start, ${sql.raw(SPEND_DIMS)}, event_count, pre_settlement_credits, settled_credits)
-      SELECT ${a}, date_trunc('day', hour_start, 'UTC'), ${sql.raw(SPEND_DIMS)}, sum(event_count), sum(pre_settlement_credits), sum(settled_credits)
-        FROM usage_spend_hourly
-       WHERE account_id = ${a} AND hour_start >= ${df}::timestamptz AND hour_start < ${dt}::timestamptz
-       GROUP BY 2, ${sql.raw(SPEND_DIMS)}`);
+    // The spend rollup, one row per dimension and value (migration 0027 defines it once for this and its backfill).
+    await tx.execute(sql`SELECT usage_spend_day_fill(${a}, ${df}::timestamptz, ${dt}::timestamptz)`);
     await fillDailySummaries(tx, a, new Date(dayFrom), new Date(dayTo));
   }
   // Hours of the day this step leaves open, from the first without a summary row to `to`: readers

@@ -5,10 +5,16 @@ import { analytic } from "./analytic";
 import { creditsToNumber } from "../money";
 import { type BoundedWindow, bucketPlan, rawRows, sealedHours, sealedPlan } from "./buckets";
 import type { UsageSummary } from "./schemas";
-import { type Bucket, chooseBucket } from "./time-window";
+import { ensureSealed } from "./seal";
+import { spendDays, spendDimConditions, spendDimOf } from "./spend-rollup";
+import { type Bucket, chooseBucket, inWindow, rawRemainder } from "./time-window";
 import { type UsageFilters, and, usageConditions } from "./usage-filters";
-import { spendRollupConditions } from "./breakdown";
 import { type UsageEventRecord, usageItem, usageItemColumns } from "./usage-items";
+
+/** The charge outcomes counted per bucket, and their columns. */
+const CHARGE_OUTCOMES = { charged: "charged", included: "included", failed_not_charged: "fnc", failed_charged_review: "fcr" };
+const outcomeCounts = (count: (outcome: string) => string) =>
+  sql.raw(Object.entries(CHARGE_OUTCOMES).map(([o, alias]) => `${count(o)} AS ${alias}`).join(", "));
 
 interface BucketRow {
   is_total: boolean;
@@ -26,7 +32,8 @@ interface BucketRow {
 
 /**
  * The usage summary of contract 2.7 for a bounded window, aggregated in SQL: sealed whole hours
- * come from `usage_hourly_rollup` (or `usage_spend_hourly` for the attribution filters), the rest (partial edge hours, the unsealed last hour or so, hours
+ * come from `usage_hourly_rollup` (or whole UTC days from `usage_spend_day` for an attribution
+ * filter), the rest (partial edge hours, the unsealed last hour or so, hours
  * cut by a bucket boundary of a half-hour time zone, and filters the rollup cannot answer) from
  * the events themselves.
  */
@@ -39,37 +46,53 @@ export async function usageSummary(
 ): Promise<UsageSummary> {
   const bucket = chooseBucket(opts.bucket, { start: w.startDate, end: w.endDate });
   const plan = bucketPlan(w, bucket);
-  // The summary's rollup answers most filters; the attribution filters (tool, provider, client,
-  // model, run, channel) are answered by the spend rollup, which has those dimensions.
+  // The summary's rollup answers most filters; one attribution filter (tool, provider, key, client,
+  // model, run, channel) is answered by the spend rollup's whole UTC days when the buckets are
+  // whole UTC days too; anything else is counted from the events.
   const summaryFilters = usageConditions(filters, "rollup");
-  const spendFilters = summaryFilters ? null : spendRollupConditions(filters, "r");
-  const rollupFilters = summaryFilters ?? spendFilters;
-  const rollupTable = sql.raw(summaryFilters ? "usage_hourly_rollup" : "usage_spend_hourly");
   const eventFilters = usageConditions(filters, "events")!;
-  const sealed = rollupFilters ? await sealedPlan(db, accountId, w, bucket) : null;
-  const rollupPart = sealed
-    ? sql`SELECT ${plan.key(sql.raw("r.hour_start"))} AS b, r.event_count AS n, r.success, r.charge_outcome,
-                 r.pre_settlement_credits AS pre, r.settled_credits AS settled
-            FROM ${rollupTable} r
-           WHERE r.account_id = ${accountId} AND ${sealedHours(sealed)} AND ${and(rollupFilters!)}
-          UNION ALL`
-    : sql``;
+  const col = sql.raw("e.created_at");
+  let rollupPart = sql``;
+  let rawPart = sql`${inWindow(col, w.start, w.end)}`;
+  if (summaryFilters) {
+    const sealed = await sealedPlan(db, accountId, w, bucket);
+    if (sealed) {
+      rollupPart = sql`
+        SELECT ${plan.key(sql.raw("r.hour_start"))} AS b, r.event_count AS n, CASE WHEN r.success THEN r.event_count ELSE 0 END AS ok,
+               ${outcomeCounts((o) => `CASE WHEN r.charge_outcome = '${o}' THEN r.event_count ELSE 0 END`)},
+               r.pre_settlement_credits AS pre, r.settled_credits AS settled
+          FROM usage_hourly_rollup r
+         WHERE r.account_id = ${accountId} AND ${sealedHours(sealed)} AND ${and(summaryFilters)}
+        UNION ALL`;
+      rawPart = rawRows(col, w, sealed);
+    }
+  } else {
+    const dim = w.tz === "UTC" && bucket !== "hour" ? spendDimOf([], filters) : null;
+    if (dim) await ensureSealed(db, accountId, w);
+    const days = dim ? spendDays(w) : null;
+    if (dim && days) {
+      rollupPart = sql`
+        SELECT ${plan.key(sql.raw("r.day_start"))} AS b, r.event_count AS n, r.succeeded_count AS ok, ${outcomeCounts((o) => `r.${o}_count`)},
+               r.pre_settlement_credits AS pre, r.settled_credits AS settled
+          FROM usage_spend_day r
+         WHERE ${and([...spendDimConditions(accountId, dim, filters), inWindow(sql.raw("r.day_start"), days.lo, days.hi)])}
+        UNION ALL`;
+      rawPart = rawRemainder(col, w, days);
+    }
+  }
   const result = await analytic<BucketRow>(
     db,
     sql`
     WITH parts AS (
       ${rollupPart}
-      SELECT ${plan.key(sql.raw("e.created_at"))} AS b, 1 AS n, e.success, e.charge_outcome, e.pre_settlement_amount_credits AS pre,
-             e.settled_amount_credits AS settled
+      SELECT ${plan.key(col)} AS b, 1 AS n, e.success::int AS ok,
+             ${outcomeCounts((o) => `(e.charge_outcome = '${o}')::int`)},
+             e.pre_settlement_amount_credits AS pre, e.settled_amount_credits AS settled
         FROM usage_events e
-       WHERE e.account_id = ${accountId} AND ${rawRows(sql.raw("e.created_at"), w, sealed)} AND ${and(eventFilters)}
+       WHERE e.account_id = ${accountId} AND ${rawPart} AND ${and(eventFilters)}
     ), agg AS (
-      SELECT b, grouping(b) = 1 AS is_total, sum(n) AS total, coalesce(sum(n) FILTER (WHERE success), 0) AS ok,
-             coalesce(sum(n) FILTER (WHERE charge_outcome = 'charged'), 0) AS charged,
-             coalesce(sum(n) FILTER (WHERE charge_outcome = 'included'), 0) AS included,
-             coalesce(sum(n) FILTER (WHERE charge_outcome = 'failed_not_charged'), 0) AS fnc,
-             coalesce(sum(n) FILTER (WHERE charge_outcome = 'failed_charged_review'), 0) AS fcr,
-             sum(pre) AS pre, sum(settled) AS settled
+      SELECT b, grouping(b) = 1 AS is_total, sum(n) AS total, sum(ok) AS ok, sum(charged) AS charged, sum(included) AS included,
+             sum(fnc) AS fnc, sum(fcr) AS fcr, sum(pre) AS pre, sum(settled) AS settled
         FROM parts GROUP BY GROUPING SETS ((b), ())
     )
     SELECT false AS is_total, ${plan.labels}, coalesce(a.total, 0)::float8 AS total, coalesce(a.ok, 0)::float8 AS ok,
@@ -77,8 +100,8 @@ export async function usageSummary(
            coalesce(a.fcr, 0)::float8 AS fcr, coalesce(a.pre, 0)::text AS pre, coalesce(a.settled, 0)::text AS settled
       FROM (${plan.series}) s LEFT JOIN agg a ON a.b = s.b AND NOT a.is_total
     UNION ALL
-    SELECT true, null, null, coalesce(total, 0)::float8, ok::float8, charged::float8, included::float8, fnc::float8, fcr::float8,
-           coalesce(pre, 0)::text, coalesce(settled, 0)::text
+    SELECT true, null, null, coalesce(total, 0)::float8, coalesce(ok, 0)::float8, coalesce(charged, 0)::float8, coalesce(included, 0)::float8,
+           coalesce(fnc, 0)::float8, coalesce(fcr, 0)::float8, coalesce(pre, 0)::text, coalesce(settled, 0)::text
       FROM agg WHERE is_total
     ORDER BY 1, 2`,
   );

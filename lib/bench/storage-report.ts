@@ -21,19 +21,23 @@ export async function printStorage(db: Db) {
   const sizes = await rows<{ table: string; size: string }>(sql`
     SELECT t AS table, pg_size_pretty((SELECT sum(pg_total_relation_size(r)) FROM pg_temp.tg_bench_tree(t) r)) AS size
       FROM unnest(ARRAY['usage_events', 'credits_ledger', 'executions', 'searches', 'usage_hourly_rollup', 'usage_daily_rollup',
-                        'usage_spend_hourly', 'usage_spend_daily', 'ledger_hourly_rollup', 'ledger_daily_summary']) t`);
+                        'usage_spend_day', 'ledger_hourly_rollup', 'ledger_daily_summary']) t`);
   console.log("\nTable sizes (with indexes):");
   for (const r of sizes) console.log(`  ${r.table.padEnd(22)} ${r.size}`);
-  // The usage rollups per million events: the summary's (before spend attribution) and the spend rollups it added.
+  // The usage rollups per million events: the summary's, and the spend rollup (one row per day, dimension and value),
+  // bounded by the events' own indexes (issue 51).
   const rollups = await rows<{ summary: string; spend: string; summary_rows: string; spend_rows: string }>(sql`
     SELECT pg_total_relation_size('usage_hourly_rollup') + pg_total_relation_size('usage_daily_rollup') AS summary,
-           pg_total_relation_size('usage_spend_hourly') + pg_total_relation_size('usage_spend_daily') AS spend,
+           pg_total_relation_size('usage_spend_day') AS spend,
            (SELECT count(*) FROM usage_hourly_rollup) + (SELECT count(*) FROM usage_daily_rollup) AS summary_rows,
-           (SELECT count(*) FROM usage_spend_hourly) + (SELECT count(*) FROM usage_spend_daily) AS spend_rows`);
-  const perMillion = (bytes: string) => ((Number(bytes) / 2 ** 20 / events) * 1e6).toFixed(1);
+           (SELECT count(*) FROM usage_spend_day) AS spend_rows`);
+  const perMillion = (bytes: number) => ((bytes / 2 ** 20 / events) * 1e6).toFixed(1);
   const r = rollups[0];
+  const indexBytes = parts.filter((p) => !p.name.startsWith("table")).reduce((t, p) => t + Number(p.bytes), 0);
   console.log(
-    `\nUsage rollups per million events: before spend attribution ${perMillion(r.summary)} MB (${Math.round((Number(r.summary_rows) / events) * 1e6).toLocaleString("en")} rows), ` +
-      `after ${perMillion(String(Number(r.summary) + Number(r.spend)))} MB (+${perMillion(r.spend)} MB, ${Math.round((Number(r.spend_rows) / events) * 1e6).toLocaleString("en")} spend rows)`,
+    `\nUsage rollups per million events: the summary's ${perMillion(Number(r.summary))} MB (${Math.round((Number(r.summary_rows) / events) * 1e6).toLocaleString("en")} rows); ` +
+      `the spend rollup ${perMillion(Number(r.spend))} MB (${Math.round((Number(r.spend_rows) / events) * 1e6).toLocaleString("en")} rows), ` +
+      `${Math.round(Number(r.spend) / events)} B/event beside the events' indexes' ${Math.round(indexBytes / events)} B/event ` +
+      `(goal: no larger: ${Number(r.spend) <= indexBytes ? "ok" : "MISSED"})`,
   );
 }

@@ -108,11 +108,19 @@ beforeAll(async () => {
 describe("GET /auth/usage/breakdown", () => {
   it("totals equal the usage summary's and the ledger's, in UTC and in a half-hour time zone, with every group and bucket adding up", async () => {
     const end = new Date();
-    for (const tz of ["UTC", "Asia/Kolkata"]) {
+    // Two dimensions (counted from the events), and one (sealed days from the spend rollup, split
+    // into the zone's days or into hours by their running sums), in day and hour buckets.
+    const shapes = [
+      ["tool,api_key", "day"],
+      ["tool", "day"],
+      ["run_id", "day"],
+      ["model", "hour"],
+    ];
+    for (const [tz, [groupBy, bucket]] of ["UTC", "Asia/Kolkata", "Europe/Paris"].flatMap((tz) => shapes.map((shape) => [tz, shape] as const))) {
       const window = `start_date=${start.toISOString()}&end_date=${end.toISOString()}&tz=${tz}`;
-      const b = await api(`/auth/usage/breakdown?${window}&group_by=tool,api_key&bucket=day&limit=3`);
+      const b = await api(`/auth/usage/breakdown?${window}&group_by=${groupBy}&bucket=${bucket}&limit=3`);
       expect(b.status).toBe(200);
-      const s = await api(`/auth/usage/history/v2?${window}&summary=true&bucket=day&page_size=1`);
+      const s = await api(`/auth/usage/history/v2?${window}&summary=true&bucket=${bucket}&page_size=1`);
       expect(s.status).toBe(200);
       const data = b.body.data;
       const summary = s.body.data.summary;
@@ -150,7 +158,7 @@ describe("GET /auth/usage/breakdown", () => {
     const inBuckets = monthly.groups.flatMap((g: { buckets: { calls: number }[] }) => g.buckets.map((b) => b.calls)).reduce((a: number, n: number) => a + n, 0);
     expect(inBuckets).toBe(monthly.totals.calls);
     // The reads sealed the past days: the sealed part came from the spend rollups.
-    const sealed = rows<{ n: number }>(await database.db.execute(sql`SELECT count(*)::int AS n FROM usage_spend_daily WHERE account_id = ${acct.accountId}`))[0];
+    const sealed = rows<{ n: number }>(await database.db.execute(sql`SELECT count(*)::int AS n FROM usage_spend_day WHERE account_id = ${acct.accountId}`))[0];
     expect(sealed.n).toBeGreaterThan(0);
   });
 

@@ -51,36 +51,35 @@ export const usageDailyRollup = pgTable(
 );
 
 /**
- * Spend attribution (GET /auth/usage/breakdown): usage events per account, hour and who/what spent
- * — tool, API key, OAuth client, model, agent run and channel — with the outcome dimensions the
- * breakdown filters on. A separate table from the summary's rollup, so the summary keeps reading
- * its few rows per hour; sealed with it, in the same transaction, and as immutable.
+ * Spend attribution (GET /auth/usage/breakdown, and the usage summary, list and export filtered by
+ * tool, provider, OAuth client, model, run or channel): one row per account, completed UTC day,
+ * dimension and value, with the day's measures. `dim` is one of tool, api_key, oauth_client, model,
+ * run_id, channel, charge_outcome; `value` its value (null: events without one, e.g. a search has
+ * no tool). Each event counts once in each dimension, so rows grow with the values seen per day,
+ * never with their combinations (issue 51; docs/audit.md). The hours inside the day are kept as
+ * running sums (`*_before_hour[i]`: the day's hours before hour i, i = 1..23, UTC) of the two
+ * measures a bucket shows, so a bucket boundary of a time zone or an hour bucket splits a day
+ * without reading its events. Written by the seal when a UTC day completes; immutable (trigger).
  */
-const usageSpendColumns = () => ({
-  eventType: text("event_type").notNull(),
-  chargeOutcome: text("charge_outcome").notNull(),
-  success: boolean("success").notNull(),
-  channel: text("channel").notNull(),
-  toolId: text("tool_id"),
-  apiKeyId: uuid("api_key_id"),
-  oauthClientId: text("oauth_client_id"),
-  model: text("model"),
-  runId: text("run_id"),
-  eventCount: bigint("event_count", { mode: "number" }).notNull(),
-  preSettlementCredits: numeric("pre_settlement_credits").notNull(),
-  settledCredits: numeric("settled_credits").notNull(),
-});
-
-export const usageSpendHourly = pgTable(
-  "usage_spend_hourly",
-  { accountId: text("account_id").notNull(), hourStart: tsz("hour_start").notNull(), ...usageSpendColumns() },
-  (t) => [index("usage_spend_hourly_account_hour_idx").on(t.accountId, t.hourStart)],
-);
-
-export const usageSpendDaily = pgTable(
-  "usage_spend_daily",
-  { accountId: text("account_id").notNull(), dayStart: tsz("day_start").notNull(), ...usageSpendColumns() },
-  (t) => [index("usage_spend_daily_account_day_idx").on(t.accountId, t.dayStart)],
+export const usageSpendDay = pgTable(
+  "usage_spend_day",
+  {
+    accountId: text("account_id").notNull(),
+    dayStart: tsz("day_start").notNull(),
+    dim: text("dim").notNull(),
+    value: text("value"),
+    eventCount: bigint("event_count", { mode: "number" }).notNull(),
+    succeededCount: bigint("succeeded_count", { mode: "number" }).notNull(),
+    chargedCount: bigint("charged_count", { mode: "number" }).notNull(),
+    includedCount: bigint("included_count", { mode: "number" }).notNull(),
+    failedNotChargedCount: bigint("failed_not_charged_count", { mode: "number" }).notNull(),
+    failedChargedReviewCount: bigint("failed_charged_review_count", { mode: "number" }).notNull(),
+    preSettlementCredits: numeric("pre_settlement_credits").notNull(),
+    settledCredits: numeric("settled_credits").notNull(),
+    eventsBeforeHour: bigint("events_before_hour", { mode: "number" }).array().notNull(),
+    settledBeforeHour: numeric("settled_before_hour").array().notNull(),
+  },
+  (t) => [index("usage_spend_day_account_dim_day_idx").on(t.accountId, t.dim, t.dayStart, t.value)],
 );
 
 /**

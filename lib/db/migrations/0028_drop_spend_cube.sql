@@ -1,0 +1,2 @@
+DROP TABLE "usage_spend_daily" CASCADE;--> statement-breakpoint
+DROP TABLE "usage_spend_hourly" CASCADE;
