@@ -110,7 +110,6 @@ const BUCKET_MEASURES = ["bcalls", "bsettled", "brefunded"];
 const PART_COLUMNS = sql.raw(["b", ...KEY_COLUMNS, ...MEASURES, ...BUCKET_MEASURES].join(", "));
 const MAX_BUCKETS = 10_000;
 const UNIT_MS: Record<BreakdownBucket, number> = { hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000, month: 28 * 86_400_000 };
-const DAY = 86_400_000;
 
 /** The breakdown's filters over events (alias `t`). */
 function spendConditions(f: BreakdownFilters, t: string): SQL[] {

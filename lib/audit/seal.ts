@@ -13,8 +13,9 @@ export const CHUNK_MS = 14 * DAY;
 /**
  * Seals the account's hours that ended more than ten minutes ago: aggregates them into the hourly
  * rollups and, for each UTC day completed on the way, sums its hours into the daily usage rollup,
- * writes the day's spend rollup (per dimension and value) and the day's settlement summary when the readiness checks pass; the hours of the day it
- * leaves open get an hourly settlement summary each, on the same condition. Usage events and ledger rows are written with `created_at = now()`
+ * writes the day's spend rollup (per dimension and value) and, when the readiness checks pass, the
+ * day's settlement summary; the hours of the day it leaves open get an hourly settlement summary
+ * each, on the same condition. Usage events and ledger rows are written with `created_at = now()`
  * by single short statements, so a sealed hour cannot change any more (a backfill with past
  * timestamps would need its hours re-sealed; see docs/audit.md).
  *

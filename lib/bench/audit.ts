@@ -77,7 +77,7 @@ async function main() {
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
     const pick = () => executionIds[Math.floor(Math.random() * executionIds.length)];
 
-    const cases: { name: string; goal: number; path: () => string }[] = [
+    const cases: { name: string; goal?: number; path: () => string }[] = [
       { name: "list: first page, unfiltered", goal: 50, path: () => "/auth/usage/history/v2" },
       { name: "list: charge_outcome=charged + 30-day range", goal: 50, path: () => `/auth/usage/history/v2?charge_outcome=charged&start_date=${day(-30)}&end_date=${day(-1)}` },
       { name: "list: charge_outcome=failed_charged_review (0.1%)", goal: 50, path: () => "/auth/usage/history/v2?charge_outcome=failed_charged_review" },
@@ -96,6 +96,9 @@ async function main() {
       { name: "spend breakdown: 90 days by tool, day buckets", goal: 300, path: () => `/auth/usage/breakdown?group_by=tool&bucket=day&start_date=${day(-90)}&end_date=${day(0)}` },
       { name: "spend breakdown: 90 days by tool, tz=Europe/Paris", goal: 300, path: () => `/auth/usage/breakdown?group_by=tool&tz=Europe/Paris&start_date=${day(-90)}&end_date=${day(0)}` },
       { name: "spend breakdown: 90 days by agent run (top 20)", goal: 300, path: () => `/auth/usage/breakdown?group_by=run_id&start_date=${day(-90)}&end_date=${day(0)}` },
+      // No goal: the Spend page's default for a user in Paris, and a drill-down across two dimensions (counted from the events).
+      { name: "spend breakdown: 30 days by tool, day buckets, tz=Europe/Paris", path: () => `/auth/usage/breakdown?group_by=tool&bucket=day&tz=Europe/Paris&start_date=${day(-30)}&end_date=${day(0)}` },
+      { name: "spend breakdown: 30 days by tool and api_key", path: () => `/auth/usage/breakdown?group_by=tool,api_key&start_date=${day(-30)}&end_date=${day(0)}` },
     ];
     const results: string[][] = [];
     const exportOnly = process.argv.includes("--export-only");
@@ -105,7 +108,8 @@ async function main() {
       for (let i = 0; i < ITERATIONS; i++) times.push(await request(base + c.path(), headers));
       times.sort((a, b) => a - b);
       const p = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)];
-      results.push([c.name, p(0.5).toFixed(1), p(0.95).toFixed(1), `< ${c.goal}`, p(0.95) < c.goal ? "ok" : "MISSED"]);
+      const goal = c.goal;
+      results.push([c.name, p(0.5).toFixed(1), p(0.95).toFixed(1), goal ? `< ${goal}` : "-", goal ? (p(0.95) < goal ? "ok" : "MISSED") : ""]);
     }
 
     // A kept database (BENCH_ACCOUNT) is described as it is, not as the flags would have loaded it.
