@@ -112,9 +112,11 @@ export async function exportSlices(
 ): Promise<Slice[]> {
   const conditions = usageConditions(filters, "rollup") ?? (options.upperBound ? [] : null);
   if (!conditions) return [[w.start, w.end]];
+  // Without a filter each hour's count is one row of the totals.
+  const table = sql.raw(conditions.length === 0 ? "usage_hourly_totals" : "usage_hourly_rollup");
   return timeSlices(w, sliceRows, (lo, hi) =>
     db.execute(sql`
-      SELECT r.hour_start AS h, sum(r.event_count)::float8 AS n FROM usage_hourly_rollup r
+      SELECT r.hour_start AS h, sum(r.event_count)::float8 AS n FROM ${table} r
        WHERE r.account_id = ${accountId} AND ${inWindow(sql.raw("r.hour_start"), lo, hi)} AND ${and(conditions)}
        GROUP BY r.hour_start ORDER BY r.hour_start DESC`),
   );

@@ -75,6 +75,7 @@ async function sealStep(tx: Db, a: string): Promise<{ done: boolean; sealedUntil
       FROM usage_events
      WHERE account_id = ${a} AND created_at >= ${f}::timestamptz AND created_at < ${t}::timestamptz
      GROUP BY 2, 3, 4, 5, 6, 7, 8, 9, 10, 11`);
+  await tx.execute(sql`SELECT usage_hourly_totals_fill(${a}, ${f}::timestamptz, ${t}::timestamptz)`);
   await tx.execute(sql`
     INSERT INTO ledger_hourly_rollup (account_id, hour_start, entry_type, entry_count, consume_count, grant_count, consumed_credits, granted_credits)
     SELECT ${a}, date_trunc('hour', created_at, 'UTC'), entry_type, count(*),

@@ -32,8 +32,8 @@ interface BucketRow {
 
 /**
  * The usage summary of contract 2.7 for a bounded window, aggregated in SQL: sealed whole hours
- * come from `usage_hourly_rollup` (or whole UTC days from `usage_spend_day` for an attribution
- * filter), the rest (partial edge hours, the unsealed last hour or so, hours
+ * come from `usage_hourly_totals` without filters, from `usage_hourly_rollup` with them (or whole
+ * UTC days from `usage_spend_day` for an attribution filter), the rest (partial edge hours, the unsealed last hour or so, hours
  * cut by a bucket boundary of a half-hour time zone, and filters the rollup cannot answer) from
  * the events themselves.
  */
@@ -56,7 +56,15 @@ export async function usageSummary(
   let rawPart = sql`${inWindow(col, w.start, w.end)}`;
   if (summaryFilters) {
     const sealed = await sealedPlan(db, accountId, w, bucket);
-    if (sealed) {
+    if (sealed && summaryFilters.length === 0) {
+      // No filter: one row per hour, every dimension summed.
+      rollupPart = sql`
+        SELECT ${plan.key(sql.raw("r.hour_start"))} AS b, r.event_count AS n, r.succeeded_count AS ok, ${outcomeCounts((o) => `r.${o}_count`)},
+               r.pre_settlement_credits AS pre, r.settled_credits AS settled
+          FROM usage_hourly_totals r
+         WHERE r.account_id = ${accountId} AND ${sealedHours(sealed)}
+        UNION ALL`;
+    } else if (sealed) {
       rollupPart = sql`
         SELECT ${plan.key(sql.raw("r.hour_start"))} AS b, r.event_count AS n, CASE WHEN r.success THEN r.event_count ELSE 0 END AS ok,
                ${outcomeCounts((o) => `CASE WHEN r.charge_outcome = '${o}' THEN r.event_count ELSE 0 END`)},
@@ -64,8 +72,8 @@ export async function usageSummary(
           FROM usage_hourly_rollup r
          WHERE r.account_id = ${accountId} AND ${sealedHours(sealed)} AND ${and(summaryFilters)}
         UNION ALL`;
-      rawPart = rawRows(col, w, sealed);
     }
+    if (sealed) rawPart = rawRows(col, w, sealed);
   } else {
     const dim = w.tz === "UTC" && bucket !== "hour" ? spendDimOf([], filters) : null;
     if (dim) await ensureSealed(db, accountId, w);

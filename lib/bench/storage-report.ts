@@ -20,16 +20,16 @@ export async function printStorage(db: Db) {
     console.log(`  ${p.name.padEnd(34)} ${String(Math.round(Number(p.bytes) / events)).padStart(5)} B/event  ${(Number(p.bytes) / 2 ** 20).toFixed(0).padStart(6)} MB`);
   const sizes = await rows<{ table: string; size: string }>(sql`
     SELECT t AS table, pg_size_pretty((SELECT sum(pg_total_relation_size(r)) FROM pg_temp.tg_bench_tree(t) r)) AS size
-      FROM unnest(ARRAY['usage_events', 'credits_ledger', 'executions', 'searches', 'usage_hourly_rollup', 'usage_daily_rollup',
+      FROM unnest(ARRAY['usage_events', 'credits_ledger', 'executions', 'searches', 'usage_hourly_rollup', 'usage_daily_rollup', 'usage_hourly_totals',
                         'usage_spend_day', 'ledger_hourly_rollup', 'ledger_daily_summary']) t`);
   console.log("\nTable sizes (with indexes):");
   for (const r of sizes) console.log(`  ${r.table.padEnd(22)} ${r.size}`);
   // The usage rollups per million events: the summary's, and the spend rollup (one row per day, dimension and value),
   // bounded by the events' own indexes (issue 51).
   const rollups = await rows<{ summary: string; spend: string; summary_rows: string; spend_rows: string }>(sql`
-    SELECT pg_total_relation_size('usage_hourly_rollup') + pg_total_relation_size('usage_daily_rollup') AS summary,
+    SELECT pg_total_relation_size('usage_hourly_rollup') + pg_total_relation_size('usage_daily_rollup') + pg_total_relation_size('usage_hourly_totals') AS summary,
            pg_total_relation_size('usage_spend_day') AS spend,
-           (SELECT count(*) FROM usage_hourly_rollup) + (SELECT count(*) FROM usage_daily_rollup) AS summary_rows,
+           (SELECT count(*) FROM usage_hourly_rollup) + (SELECT count(*) FROM usage_daily_rollup) + (SELECT count(*) FROM usage_hourly_totals) AS summary_rows,
            (SELECT count(*) FROM usage_spend_day) AS spend_rows`);
   const perMillion = (bytes: number) => ((bytes / 2 ** 20 / events) * 1e6).toFixed(1);
   const r = rollups[0];

@@ -43,6 +43,28 @@ export const usageHourlyRollup = pgTable(
   (t) => [index("usage_rollup_account_hour_idx").on(t.accountId, t.hourStart)],
 );
 
+/**
+ * Usage events per account and UTC hour, every dimension summed: the usage summary without filters
+ * (the Usage page's default) reads one row per hour, however many keys, reason codes and outcomes
+ * the hour's rollup rows split it into. Sealed with them, from them, and as immutable.
+ */
+export const usageHourlyTotals = pgTable(
+  "usage_hourly_totals",
+  {
+    accountId: text("account_id").notNull(),
+    hourStart: tsz("hour_start").notNull(),
+    eventCount: bigint("event_count", { mode: "number" }).notNull(),
+    succeededCount: bigint("succeeded_count", { mode: "number" }).notNull(),
+    chargedCount: bigint("charged_count", { mode: "number" }).notNull(),
+    includedCount: bigint("included_count", { mode: "number" }).notNull(),
+    failedNotChargedCount: bigint("failed_not_charged_count", { mode: "number" }).notNull(),
+    failedChargedReviewCount: bigint("failed_charged_review_count", { mode: "number" }).notNull(),
+    preSettlementCredits: numeric("pre_settlement_credits").notNull(),
+    settledCredits: numeric("settled_credits").notNull(),
+  },
+  (t) => [primaryKey({ name: "usage_hourly_totals_pk", columns: [t.accountId, t.hourStart] })],
+);
+
 /** The same per UTC day, summed from the hours once the day is sealed: totals over long ranges. */
 export const usageDailyRollup = pgTable(
   "usage_daily_rollup",
