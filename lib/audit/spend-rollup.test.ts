@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spendDays, spendDimOf } from "./spend-rollup";
-import type { TimeWindow } from "./time-window";
+import { testWindow } from "./testing-history";
 
 describe("spendDimOf", () => {
   it("answers a request naming one dimension, grouped or filtered, and nothing else", () => {
@@ -21,16 +21,7 @@ describe("spendDimOf", () => {
 });
 
 describe("spendDays", () => {
-  const w = (start: string | null, end: string | null, sealedUntil: string | null): TimeWindow => ({
-    start,
-    end,
-    startDate: start ? new Date(start) : null,
-    endDate: end ? new Date(end) : null,
-    tz: "UTC",
-    now: new Date("2026-08-10T12:00:00Z"),
-    sealedUntil: sealedUntil ? new Date(sealedUntil) : null,
-    sealable: new Date("2026-08-10T11:00:00Z"),
-  });
+  const w = testWindow;
 
   it("takes the whole UTC days the seal has passed, and leaves the edges and today to the events", () => {
     expect(spendDays(w("2026-08-01T10:30:00.000000Z", "2026-08-09T05:00:00.000000Z", "2026-08-10T11:00:00Z"))).toEqual({

@@ -4,6 +4,7 @@ import type { CreditKind } from "../billing/grant-credits";
 import type { Db } from "../db/types";
 import { newId, newUuid } from "../ids";
 import { credits, creditsText } from "../money";
+import type { TimeWindow } from "./time-window";
 import { usageEventRow } from "./usage-event";
 
 /**
@@ -153,4 +154,21 @@ export async function ledgerRowAt(db: Db, accountId: string, row: PastLedgerRow)
            ${row.executionId ?? null}, total_after - ${row.amount}::numeric, total_after, ${JSON.stringify(metadata)}::jsonb, ${row.entryType},
            ${row.at.toISOString()}::timestamptz FROM b`);
   return id;
+}
+
+/**
+ * A UTC window for the pure window helpers' tests: its bounds (canonical instants or null) and the
+ * seal boundary, on a fixed clock (2026-08-10 12:00 UTC, sealable up to 11:00).
+ */
+export function testWindow(start: string | null, end: string | null, sealedUntil: string | null): TimeWindow {
+  return {
+    start,
+    end,
+    startDate: start ? new Date(start) : null,
+    endDate: end ? new Date(end) : null,
+    tz: "UTC",
+    now: new Date("2026-08-10T12:00:00Z"),
+    sealedUntil: sealedUntil ? new Date(sealedUntil) : null,
+    sealable: new Date("2026-08-10T11:00:00Z"),
+  };
 }

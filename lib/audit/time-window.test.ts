@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "../errors";
-import { chooseBucket, parseBucket, parseDateParam, resolveTimeZone, sealedSpan, type TimeWindow } from "./time-window";
+import { chooseBucket, parseBucket, parseDateParam, resolveTimeZone, sealedSpan } from "./time-window";
+import { testWindow } from "./testing-history";
 
 const invalid = (fn: () => unknown, message: RegExp) => {
   try {
@@ -47,16 +48,7 @@ describe("tz and bucket", () => {
 });
 
 describe("sealedSpan", () => {
-  const w = (start: string | null, end: string | null, sealedUntil: string | null): TimeWindow => ({
-    start,
-    end,
-    startDate: start ? new Date(start) : null,
-    endDate: end ? new Date(end) : null,
-    tz: "UTC",
-    now: new Date("2026-08-10T12:00:00Z"),
-    sealedUntil: sealedUntil ? new Date(sealedUntil) : null,
-    sealable: new Date("2026-08-10T11:00:00Z"),
-  });
+  const w = testWindow;
   it("serves whole sealed hours from the rollup and leaves the partial edges to raw rows", () => {
     expect(sealedSpan(w("2026-08-01T10:30:00.000000Z", "2026-08-05T00:00:00.000000Z", "2026-08-10T11:00:00Z"))).toEqual({
       lo: new Date("2026-08-01T11:00:00Z"),

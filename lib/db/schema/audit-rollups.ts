@@ -36,6 +36,18 @@ const usageRollupColumns = () => ({
   settledCredits: numeric("settled_credits").notNull(),
 });
 
+/** What the usage summary shows of a set of events, summed: counts per outcome, successes, credits (fresh builders per table). */
+const summedMeasures = () => ({
+  eventCount: bigint("event_count", { mode: "number" }).notNull(),
+  succeededCount: bigint("succeeded_count", { mode: "number" }).notNull(),
+  chargedCount: bigint("charged_count", { mode: "number" }).notNull(),
+  includedCount: bigint("included_count", { mode: "number" }).notNull(),
+  failedNotChargedCount: bigint("failed_not_charged_count", { mode: "number" }).notNull(),
+  failedChargedReviewCount: bigint("failed_charged_review_count", { mode: "number" }).notNull(),
+  preSettlementCredits: numeric("pre_settlement_credits").notNull(),
+  settledCredits: numeric("settled_credits").notNull(),
+});
+
 /** Usage events per account, UTC hour and dimension: summaries and partial days. */
 export const usageHourlyRollup = pgTable(
   "usage_hourly_rollup",
@@ -53,14 +65,7 @@ export const usageHourlyTotals = pgTable(
   {
     accountId: text("account_id").notNull(),
     hourStart: tsz("hour_start").notNull(),
-    eventCount: bigint("event_count", { mode: "number" }).notNull(),
-    succeededCount: bigint("succeeded_count", { mode: "number" }).notNull(),
-    chargedCount: bigint("charged_count", { mode: "number" }).notNull(),
-    includedCount: bigint("included_count", { mode: "number" }).notNull(),
-    failedNotChargedCount: bigint("failed_not_charged_count", { mode: "number" }).notNull(),
-    failedChargedReviewCount: bigint("failed_charged_review_count", { mode: "number" }).notNull(),
-    preSettlementCredits: numeric("pre_settlement_credits").notNull(),
-    settledCredits: numeric("settled_credits").notNull(),
+    ...summedMeasures(),
   },
   (t) => [primaryKey({ name: "usage_hourly_totals_pk", columns: [t.accountId, t.hourStart] })],
 );
@@ -90,14 +95,7 @@ export const usageSpendDay = pgTable(
     dayStart: tsz("day_start").notNull(),
     dim: text("dim").notNull(),
     value: text("value"),
-    eventCount: bigint("event_count", { mode: "number" }).notNull(),
-    succeededCount: bigint("succeeded_count", { mode: "number" }).notNull(),
-    chargedCount: bigint("charged_count", { mode: "number" }).notNull(),
-    includedCount: bigint("included_count", { mode: "number" }).notNull(),
-    failedNotChargedCount: bigint("failed_not_charged_count", { mode: "number" }).notNull(),
-    failedChargedReviewCount: bigint("failed_charged_review_count", { mode: "number" }).notNull(),
-    preSettlementCredits: numeric("pre_settlement_credits").notNull(),
-    settledCredits: numeric("settled_credits").notNull(),
+    ...summedMeasures(),
     eventsBeforeHour: bigint("events_before_hour", { mode: "number" }).array().notNull(),
     settledBeforeHour: numeric("settled_before_hour").array().notNull(),
   },
