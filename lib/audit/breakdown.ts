@@ -4,7 +4,7 @@ import { rows } from "../db/row-sql";
 import { invalidInput } from "../errors";
 import { creditsToNumber } from "../money";
 import { analytic } from "./analytic";
-import { type BoundedWindow, isBounded } from "./buckets";
+import { type BoundedWindow, MAX_CUT_HOURS, isBounded } from "./buckets";
 import { ensureSealed } from "./seal";
 import { type SpendDim, beforeHour, spendDays, spendDimConditions, spendDimOf } from "./spend-rollup";
 import { type WindowRequest, inWindow, resolveWindow } from "./time-window";
@@ -95,7 +95,8 @@ const KEY: Record<BreakdownDimension, string> = {
 
 /** A part row's keys: the dimensions' columns (events' names). */
 const KEY_COLUMNS = ["charge_outcome", "channel", "tool_id", "api_key_id", "oauth_client_id", "model", "run_id"] as const;
-const COLUMN_OF: Record<SpendDim, (typeof KEY_COLUMNS)[number]> = {
+type KeyColumn = (typeof KEY_COLUMNS)[number];
+const COLUMN_OF: Record<SpendDim, KeyColumn> = {
   tool: "tool_id",
   api_key: "api_key_id",
   oauth_client: "oauth_client_id",
@@ -109,6 +110,7 @@ const MEASURES = ["calls", "charged", "included", "fnc", "fcr", "pre", "settled"
 const BUCKET_MEASURES = ["bcalls", "bsettled", "brefunded"];
 const PART_COLUMNS = sql.raw(["b", ...KEY_COLUMNS, ...MEASURES, ...BUCKET_MEASURES].join(", "));
 const MAX_BUCKETS = 10_000;
+const HOUR = 3_600_000;
 const UNIT_MS: Record<BreakdownBucket, number> = { hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000, month: 28 * 86_400_000 };
 
 /** The breakdown's filters over events (alias `t`). */
@@ -278,10 +280,12 @@ async function spendParts(
   f: BreakdownFilters,
   bucketKey: (col: SQL) => SQL,
 ): Promise<{ ctes: SQL[]; parts: SQL; totalParts?: SQL }> {
+  // A part's key columns, each the column `pick` names or NULL.
+  const keyColumns = (pick: (c: KeyColumn) => string | null) =>
+    sql.raw(KEY_COLUMNS.map((c) => `${pick(c) ?? "NULL"}::${c === "api_key_id" ? "uuid" : "text"} AS ${c}`).join(", "));
   // The key columns the grouping reads (a provider's: the tool), the others NULL.
   const used = new Set(groupBy.map((d) => COLUMN_OF[DIM[d]]));
-  const keysOf = (t: string) =>
-    sql.raw(KEY_COLUMNS.map((c) => (used.has(c) ? `${t}.${c}` : `NULL::${c === "api_key_id" ? "uuid" : "text"}`)).join(", "));
+  const keysOf = (t: string) => keyColumns((c) => (used.has(c) ? `${t}.${c}` : null));
   const groupKeys = sql.raw(["1", ...KEY_COLUMNS.filter((c) => used.has(c)).map((c) => `e.${c}`)].join(", "));
   // Events summed per bucket and key: their measures in the window's (false: only in their
   // bucket's, for a cut hour) and in their bucket's.
@@ -318,23 +322,18 @@ async function spendParts(
   const lo = days.lo ?? w.startDate;
   const hi = days.hi;
   const rest = eventsIn(sql`(${inWindow(col, w.start, lo)} OR ${inWindow(col, hi, w.end)})`);
-  const keys = sql.raw(
-    KEY_COLUMNS.map((c) => {
-      const type = c === "api_key_id" ? "uuid" : "text";
-      return c === COLUMN_OF[dim] ? `r.value::${type} AS ${c}` : `NULL::${type} AS ${c}`;
-    }).join(", "),
-  );
+  const keys = keyColumns((c) => (c === COLUMN_OF[dim] ? "r.value" : null));
   const totals = sql.raw(
     "r.event_count, r.charged_count, r.included_count, r.failed_not_charged_count, r.failed_charged_review_count, r.pre_settlement_credits, r.settled_credits, 0::numeric",
   );
-  const rows = and([...spendDimConditions(accountId, dim, f), inWindow(sql.raw("r.day_start"), lo, hi)]);
+  const dayRows = and([...spendDimConditions(accountId, dim, f), inWindow(sql.raw("r.day_start"), lo, hi)]);
   // Without a filter every dimension's rows count each event once: the window's totals come from
   // the dimension with the fewest values a day (channel: one or two rows) instead of every run's row.
   const unfiltered = Object.values(f).every((v) => v === undefined);
   const totalParts = unfiltered
     ? sql.join(
         [
-          sql`SELECT NULL::timestamp, ${sql.raw(KEY_COLUMNS.map((c) => `NULL::${c === "api_key_id" ? "uuid" : "text"}`).join(", "))}, ${totals}, 0, 0::numeric, 0::numeric
+          sql`SELECT NULL::timestamp, ${keyColumns(() => null)}, ${totals}, 0, 0::numeric, 0::numeric
                 FROM usage_spend_day r WHERE ${and([...spendDimConditions(accountId, "channel", {}), inWindow(sql.raw("r.day_start"), lo, hi)])}`,
           rest,
           refunds,
@@ -346,34 +345,46 @@ async function spendParts(
   // A day lies in one bucket: whole UTC days in day, week or month buckets in UTC, or no buckets.
   if (bucket === null || (w.tz === "UTC" && bucket !== "hour")) {
     const rollup = sql`
-      SELECT ${bucketKey(day)} AS b, ${keys}, ${totals}, r.event_count, r.settled_credits, 0::numeric FROM usage_spend_day r WHERE ${rows}`;
+      SELECT ${bucketKey(day)} AS b, ${keys}, ${totals}, r.event_count, r.settled_credits, 0::numeric FROM usage_spend_day r WHERE ${dayRows}`;
     return { ctes: [], parts: sql.join([rollup, rest, refunds], sql` UNION ALL `), totalParts };
   }
-  // Each UTC hour of the days, its bucket, and whether a bucket boundary cuts it.
-  const hourly = sql`
-    hours AS MATERIALIZED (
-      SELECT x AS h, date_trunc('day', x, 'UTC') AS day, extract(hour FROM x AT TIME ZONE 'UTC')::int AS hr, ${bucketKey(sql.raw("x"))} AS b,
-             ${bucketKey(sql.raw("x"))} <> ${bucketKey(sql`(x + interval '1 hour' - interval '1 microsecond')`)} AS cut
-        FROM generate_series(${lo.toISOString()}::timestamptz, ${hi.toISOString()}::timestamptz - interval '1 hour', interval '1 hour') x)`;
+  // Hours a bucket boundary cuts in two (zones whose offset is not a whole number of hours): their
+  // events are read for the buckets; past MAX_CUT_HOURS (hour buckets in such a zone) the window is.
+  const hourAt = (x: string) => bucketKey(sql.raw(x));
+  const cut = rows<{ h: string }>(
+    await db.execute(sql`
+      SELECT to_char(x AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS h
+        FROM generate_series(${lo.toISOString()}::timestamptz, ${hi.toISOString()}::timestamptz - interval '1 hour', interval '1 hour') x
+       WHERE ${hourAt("x")} <> ${hourAt("(x + interval '1 hour' - interval '1 microsecond')")}`),
+  ).map((r) => new Date(r.h));
+  if (cut.length > MAX_CUT_HOURS) return { ctes: [], parts: sql`${eventsIn(inWindow(col, w.start, w.end))} UNION ALL ${refunds}` };
   // Runs of uncut hours of one day in one bucket: [h_from, h_to).
   const segments = sql`
     segments AS MATERIALIZED (
       SELECT day, b, min(hr) AS h_from, max(hr) + 1 AS h_to
-        FROM (SELECT day, b, hr, hr - row_number() OVER (PARTITION BY day, b ORDER BY hr)::int AS island FROM hours WHERE NOT cut) x
+        FROM (SELECT day, b, hr, hr - row_number() OVER (PARTITION BY day, b ORDER BY hr)::int AS island
+                FROM (SELECT date_trunc('day', x, 'UTC') AS day, extract(hour FROM x AT TIME ZONE 'UTC')::int AS hr, ${hourAt("x")} AS b
+                        FROM generate_series(${lo.toISOString()}::timestamptz, ${hi.toISOString()}::timestamptz - interval '1 hour', interval '1 hour') x
+                       WHERE ${hourAt("x")} = ${hourAt("(x + interval '1 hour' - interval '1 microsecond')")}) hours) x
        GROUP BY day, b, island)`;
   const windowPart = sql`
-    SELECT NULL::timestamp AS b, ${keys}, ${totals}, 0, 0::numeric, 0::numeric FROM usage_spend_day r WHERE ${rows}`;
+    SELECT NULL::timestamp AS b, ${keys}, ${totals}, 0, 0::numeric, 0::numeric FROM usage_spend_day r WHERE ${dayRows}`;
   const bucketPart = sql`
     SELECT s.b, ${keys}, 0, 0, 0, 0, 0, 0::numeric, 0::numeric, 0::numeric,
            ${beforeHour("events", sql.raw("s.h_to"))} - ${beforeHour("events", sql.raw("s.h_from"))},
            ${beforeHour("settled", sql.raw("s.h_to"))} - ${beforeHour("settled", sql.raw("s.h_from"))}, 0::numeric
-      FROM usage_spend_day r JOIN segments s ON s.day = r.day_start WHERE ${rows}`;
-  const cutHours = sql`
-    SELECT ${bucketKey(sql.raw("e.created_at"))} AS b, ${keysOf("e")}, ${eventMeasures(false)}
-      FROM hours c JOIN usage_events e ON e.account_id = ${accountId} AND e.created_at >= c.h AND e.created_at < c.h + interval '1 hour'
-     WHERE c.cut AND ${and(spendConditions(f, "e"))}
-     GROUP BY ${groupKeys}`;
-  return { ctes: [hourly, segments], parts: sql.join([windowPart, bucketPart, cutHours, rest, refunds], sql` UNION ALL `), totalParts };
+      FROM usage_spend_day r JOIN segments s ON s.day = r.day_start WHERE ${dayRows}`;
+  const cutHours = cut.length
+    ? [
+        sql`
+    SELECT ${bucketKey(col)} AS b, ${keysOf("e")}, ${eventMeasures(false)}
+      FROM usage_events e
+     WHERE e.account_id = ${accountId} AND (${sql.join(cut.map((h) => sql`(${inWindow(col, h, new Date(h.getTime() + HOUR))})`), sql` OR `)})
+       AND ${and(spendConditions(f, "e"))}
+     GROUP BY ${groupKeys}`,
+      ]
+    : [];
+  return { ctes: [segments], parts: sql.join([windowPart, bucketPart, ...cutHours, rest, refunds], sql` UNION ALL `), totalParts };
 }
 
 /** Names of the keys shown: tools, providers, API keys and OAuth clients by id; the other dimensions are their own label. */

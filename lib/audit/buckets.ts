@@ -40,7 +40,7 @@ export function bucketPlan(w: BoundedWindow, bucket: Bucket) {
 export type BucketPlan = ReturnType<typeof bucketPlan>;
 
 /** Past this many cut hours (hour buckets in a half-hour zone) the summary reads raw rows only. */
-const MAX_CUT_HOURS = 96;
+export const MAX_CUT_HOURS = 96;
 
 export interface SealedPlan {
   span: { lo: Date; hi: Date };
