@@ -9,6 +9,7 @@ import { ensureSealed } from "./seal";
 import { type SpendDim, beforeHour, spendDays, spendDimConditions, spendDimOf } from "./spend-rollup";
 import { type WindowRequest, inWindow, resolveWindow } from "./time-window";
 import { type UsageFilters, and, attributionConditions, outcomeConditions } from "./usage-filters";
+import { outcomeCounts } from "./usage-rollup";
 
 /**
  * Spend attribution (GET /auth/usage/breakdown): usage events and their credits grouped by who and
@@ -290,16 +291,10 @@ async function spendParts(
   // Events summed per bucket and key: their measures in the window's (false: only in their
   // bucket's, for a cut hour) and in their bucket's.
   const eventMeasures = (window: boolean) =>
-    sql.raw(
-      [
-        ...(window
-          ? ["count(*)", "count(*) FILTER (WHERE e.charge_outcome = 'charged')", "count(*) FILTER (WHERE e.charge_outcome = 'included')",
-              "count(*) FILTER (WHERE e.charge_outcome = 'failed_not_charged')", "count(*) FILTER (WHERE e.charge_outcome = 'failed_charged_review')",
-              "sum(e.pre_settlement_amount_credits)", "sum(e.settled_amount_credits)"]
-          : ["0", "0", "0", "0", "0", "0::numeric", "0::numeric"]),
-        "0::numeric, count(*), sum(e.settled_amount_credits), 0::numeric",
-      ].join(", "),
-    );
+    window
+      ? sql`count(*), ${outcomeCounts((o) => `count(*) FILTER (WHERE e.charge_outcome = '${o}')`)}, sum(e.pre_settlement_amount_credits),
+            sum(e.settled_amount_credits), 0::numeric, count(*), sum(e.settled_amount_credits), 0::numeric`
+      : sql`0, 0, 0, 0, 0, 0::numeric, 0::numeric, 0::numeric, count(*), sum(e.settled_amount_credits), 0::numeric`;
   const eventsIn = (range: SQL) => sql`
     SELECT ${bucketKey(sql.raw("e.created_at"))} AS b, ${keysOf("e")}, ${eventMeasures(true)}
       FROM usage_events e

@@ -2,10 +2,9 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { beforeHour, spendDays, spendDimConditions, spendDimOf } from "./spend-rollup";
-import { type TimeWindow, inWindow, sealedSpan } from "./time-window";
+import { type TimeWindow, inWindow, sealedSpan, wholeDays } from "./time-window";
 import { type UsageFilters, and, usageConditions } from "./usage-filters";
 
-const DAY = 86_400_000;
 const HOUR = 3_600_000;
 /** Beyond this many hours the page is deep; the plain walk of the list index is then as good. */
 const MAX_HOURS = 200;
@@ -68,8 +67,7 @@ function summaryHours(accountId: string, w: TimeWindow, conditions: SQL[], need:
   const span = sealedSpan(w);
   if (!span) return null;
   const { lo, hi } = span;
-  const dayLo = lo === null ? null : new Date(Math.ceil(lo.getTime() / DAY) * DAY);
-  const dayHi = new Date(Math.floor(hi.getTime() / DAY) * DAY);
+  const { lo: dayLo, hi: dayHi } = wholeDays(span);
   const where = and(conditions);
   const hour = sql.raw("r.hour_start");
   const edgeHours = (from: Date | null, to: Date) => sql`

@@ -1,6 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import type { TimeWindow } from "./time-window";
-import { sealedSpan } from "./time-window";
+import { type TimeWindow, sealedSpan, wholeDays } from "./time-window";
 import type { UsageFilters } from "./usage-filters";
 
 /**
@@ -9,8 +8,7 @@ import type { UsageFilters } from "./usage-filters";
  * that names one dimension — grouped by it, filtered on it, or both — and nothing it does not keep
  * (event type, success); a request across two dimensions is counted from the events.
  */
-export const spendDims = ["tool", "api_key", "oauth_client", "model", "run_id", "channel", "charge_outcome"] as const;
-export type SpendDim = (typeof spendDims)[number];
+export type SpendDim = "tool" | "api_key" | "oauth_client" | "model" | "run_id" | "channel" | "charge_outcome";
 
 /** The spend filters (UsageFilters' keys), each with its dimension: a provider is its tools'. */
 const FILTER_DIM = {
@@ -56,8 +54,6 @@ export function spendDimConditions(accountId: string, dim: SpendDim, f: UsageFil
   return out;
 }
 
-const DAY = 86_400_000;
-
 /**
  * The whole UTC days of the window the rollup holds, [lo, hi) at midnights (lo null: from the
  * account's start), or null when it holds none. A day is in the rollup once the seal has passed
@@ -66,8 +62,7 @@ const DAY = 86_400_000;
 export function spendDays(w: TimeWindow): { lo: Date | null; hi: Date } | null {
   const span = sealedSpan(w);
   if (!span) return null;
-  const lo = span.lo === null ? null : new Date(Math.ceil(span.lo.getTime() / DAY) * DAY);
-  const hi = new Date(Math.floor(span.hi.getTime() / DAY) * DAY);
+  const { lo, hi } = wholeDays(span);
   return lo !== null && lo >= hi ? null : { lo, hi };
 }
 

@@ -160,6 +160,7 @@ function isInvalidZone(err: unknown): boolean {
 }
 
 const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
 /** `start <= col < end` for the window's bounds that are set. */
 export function inWindow(col: SQL, from: string | Date | null, to: string | Date | null): SQL {
@@ -189,6 +190,17 @@ export function sealedSpan(w: TimeWindow): { lo: Date | null; hi: Date } | null 
   if (w.endDate) hi = Math.min(hi, Math.floor(w.endDate.getTime() / HOUR) * HOUR);
   if (lo !== null && lo.getTime() >= hi) return null;
   return { lo, hi: new Date(hi) };
+}
+
+/**
+ * The whole UTC days inside an hour span: [lo, hi) at midnights, lo rounded up and hi down (lo
+ * null: unbounded). Empty when lo >= hi; the daily rollups serve it, the hours around it do not.
+ */
+export function wholeDays(span: { lo: Date | null; hi: Date }): { lo: Date | null; hi: Date } {
+  return {
+    lo: span.lo === null ? null : new Date(Math.ceil(span.lo.getTime() / DAY) * DAY),
+    hi: new Date(Math.floor(span.hi.getTime() / DAY) * DAY),
+  };
 }
 
 /** Raw-row predicate for the parts of the window the rollups do not cover. */

@@ -1,8 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
-import { inWindow } from "./time-window";
+import { type ChargeOutcome, chargeOutcomes } from "../db/schema";
+import { inWindow, wholeDays } from "./time-window";
 import { and } from "./usage-filters";
-
-const DAY = 86_400_000;
 
 /**
  * Rollup rows (alias `r`: event_count, charge_outcome, success, pre_settlement_credits,
@@ -15,11 +14,18 @@ export function usageRollupRows(accountId: string, span: { lo: Date | null; hi: 
   const where = and(conditions);
   const hourly = (from: Date | null, to: Date) =>
     sql`SELECT ${cols} FROM usage_hourly_rollup r WHERE r.account_id = ${accountId} AND ${inWindow(sql.raw("r.hour_start"), from, to)} AND ${where}`;
-  const dayLo = span.lo === null ? null : new Date(Math.ceil(span.lo.getTime() / DAY) * DAY);
-  const dayHi = new Date(Math.floor(span.hi.getTime() / DAY) * DAY);
+  const { lo: dayLo, hi: dayHi } = wholeDays(span);
   if (dayLo !== null && dayLo >= dayHi) return hourly(span.lo, span.hi);
   const parts = [sql`SELECT ${cols} FROM usage_daily_rollup r WHERE r.account_id = ${accountId} AND ${inWindow(sql.raw("r.day_start"), dayLo, dayHi)} AND ${where}`];
   if (span.lo !== null && dayLo !== null && dayLo > span.lo) parts.push(hourly(span.lo, dayLo));
   if (span.hi > dayHi) parts.push(hourly(dayHi, span.hi));
   return sql.join(parts, sql` UNION ALL `);
+}
+
+/** Each charge outcome's count column in the audit queries, in the schema's order. */
+const OUTCOME_COLUMN: Record<ChargeOutcome, string> = { charged: "charged", included: "included", failed_not_charged: "fnc", failed_charged_review: "fcr" };
+
+/** The four outcome counts as SELECT columns (charged, included, fnc, fcr), each `count(outcome)`. */
+export function outcomeCounts(count: (outcome: ChargeOutcome) => string): SQL {
+  return sql.raw(chargeOutcomes.map((o) => `${count(o)} AS ${OUTCOME_COLUMN[o]}`).join(", "));
 }

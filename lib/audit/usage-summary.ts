@@ -9,12 +9,8 @@ import { ensureSealed } from "./seal";
 import { spendDays, spendDimConditions, spendDimOf } from "./spend-rollup";
 import { type Bucket, chooseBucket, inWindow, rawRemainder } from "./time-window";
 import { type UsageFilters, and, usageConditions } from "./usage-filters";
+import { outcomeCounts } from "./usage-rollup";
 import { type UsageEventRecord, usageItem, usageItemColumns } from "./usage-items";
-
-/** The charge outcomes counted per bucket, and their columns. */
-const CHARGE_OUTCOMES = { charged: "charged", included: "included", failed_not_charged: "fnc", failed_charged_review: "fcr" };
-const outcomeCounts = (count: (outcome: string) => string) =>
-  sql.raw(Object.entries(CHARGE_OUTCOMES).map(([o, alias]) => `${count(o)} AS ${alias}`).join(", "));
 
 interface BucketRow {
   is_total: boolean;
