@@ -13,6 +13,7 @@ import { bootstrap } from "./bootstrap";
 import { createRequestHandler } from "./request-handler";
 import { listen, listenLines } from "./listen";
 import { warmUp } from "./warm-up";
+import { installPageContextGate } from "./page-context-gate";
 
 async function main() {
   const e = env();
@@ -23,11 +24,17 @@ async function main() {
 
   const api = createApiApp({ database });
   const apiListener = getRequestListener(api.fetch);
+  // Before Next runs anything: its request storages are switched off while no page is served, so API requests do not pay for them.
+  const gate = installPageContextGate();
   const nextApp = next({ dev: false, dir: root, hostname: "localhost", port: e.PORT });
   await nextApp.prepare();
   const handleNext = nextApp.getRequestHandler();
+  const servePage = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    gate.track(res);
+    return handleNext(req, res);
+  };
 
-  const handler = createRequestHandler({ api: apiListener, next: handleNext, metricsToken: e.METRICS_TOKEN });
+  const handler = createRequestHandler({ api: apiListener, next: servePage, metricsToken: e.METRICS_TOKEN });
   // Before listening: the first visitor should not pay for cold code and a cold database.
   const warmed = await warmUp({ db: database.db, handler });
   logger.info({ ms: warmed.readsMs + warmed.pagesMs, reads_ms: warmed.readsMs, pages_ms: warmed.pagesMs }, "warmed up");
