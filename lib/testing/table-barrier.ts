@@ -31,7 +31,7 @@ async function waitForWaiters(holder: pg.Client, racers: number): Promise<void> 
     const { rows } = await holder.query<{ state: string | null; wait: string | null; query: string }>(
       "SELECT state, wait_event_type || ':' || wait_event AS wait, left(query, 120) AS query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
     );
-    const waiting = rows.filter((r) => r.wait?.startsWith("Lock:")).length;
+    const waiting = rows.filter((r) => r.state === "active" && r.wait?.startsWith("Lock:")).length;
     if (waiting >= racers) return;
     if (Date.now() > deadline) throw new Error(`only ${waiting} of ${racers} racers waited for a lock in 20 s: ${JSON.stringify(rows)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
