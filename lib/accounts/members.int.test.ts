@@ -1,16 +1,28 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { createTestDatabase } from "../testing/database";
+import { holdingTable } from "../testing/table-barrier";
 import { seedAccount } from "../testing/fixtures";
 import { rows } from "../db/row-sql";
-import type { Database } from "../db/types";
 import { verifyLedger } from "../audit/verify";
 import { issueAccessToken, verifyAccessToken } from "../auth/jwt";
-import { recordActivity } from "./activity";
+import { OPERATOR, recordActivity } from "./activity";
+import { createAccount } from "./create-account";
 import { createUser } from "./create-user";
-import { acceptInvitation, changeMemberRole, describeInvitation, getMembership, inviteMember, listMembers, listMemberships, removeMember, revokeInvitation } from "./members";
+import {
+  SEPARATE_DUTIES,
+  acceptInvitation,
+  changeMemberRole,
+  describeInvitation,
+  getMembership,
+  inviteMember,
+  listMembers,
+  listMemberships,
+  removeMember,
+  revokeInvitation,
+} from "./members";
 
-let database: Database;
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let owner: Awaited<ReturnType<typeof seedAccount>>;
 const asOwner = () => ({ type: "user" as const, id: owner.userId, label: owner.email });
 
@@ -130,6 +142,45 @@ describe("separation of duties: support staff are never members of a customer ac
     expect((await verifyLedger(database.db, { accountId: owner.accountId })).ok).toBe(true);
   });
 
+  it("a customer never joins a staff account: created by the operator, invited, by an older link, or by a role change", async () => {
+    const refused = (pattern: RegExp) => ({ code: "conflict", details: { rule: SEPARATE_DUTIES }, message: expect.stringMatching(pattern) });
+    const staffAccount = /is the operator's staff account \(it has support users\): customers are never members of it/;
+    // Issue 58: the operator created an owner in a support user's account, and the owner then saw the staff list.
+    const staff = await seedAccount(database.db, { role: "support" });
+    for (const role of ["owner", "member"] as const) {
+      await expect(createUser(database.db, { accountId: staff.accountId, email: `${role}-${staff.accountId}@example.test`, password: "a long password", role })).rejects.toMatchObject(refused(staffAccount));
+    }
+    // Invited (the operator's CLI here; the API and the dashboard call the same verb): a new email or an existing customer's.
+    const customer = await seedAccount(database.db);
+    for (const email of [`new-${staff.accountId}@example.test`, customer.email]) {
+      await expect(inviteMember(database.db, { accountId: staff.accountId, email, role: "owner", invitedBy: null, actor: OPERATOR })).rejects.toMatchObject(refused(staffAccount));
+    }
+    expect((await listMembers(database.db, staff.accountId)).map((m) => m.email)).toEqual([staff.email]);
+
+    // Links sent before the account had support staff: accepting them is refused, and nothing is written.
+    const { account_id: becameStaff } = await createAccount(database.db, { name: "Became staff" });
+    const early = await inviteMember(database.db, { accountId: becameStaff, email: `early-${becameStaff}@example.test`, role: "owner", invitedBy: null, actor: OPERATOR });
+    const earlyCustomer = await inviteMember(database.db, { accountId: becameStaff, email: customer.email, role: "member", invitedBy: null, actor: OPERATOR });
+    await createUser(database.db, { accountId: becameStaff, email: `staff-${becameStaff}@example.test`, password: "a long password", role: "support" });
+    await expect(acceptInvitation(database.db, { token: early.token, password: "a long password" })).rejects.toMatchObject(refused(staffAccount));
+    await expect(acceptInvitation(database.db, { token: earlyCustomer.token, password: "correct horse battery" })).rejects.toMatchObject(refused(staffAccount));
+    expect(await describeInvitation(database.db, early.token)).toMatchObject({ status: "pending", existingUser: false });
+    expect((await listMembers(database.db, becameStaff)).map((m) => m.role)).toEqual(["support"]);
+
+    // Role changes: a staff member made owner or member, whether created as support or made support since.
+    const { account_id: team } = await createAccount(database.db, { name: "Staff team" });
+    const { user_id: madeSupport } = await createUser(database.db, { accountId: team, email: `made-${team}@example.test`, password: "a long password", role: "member" });
+    await changeMemberRole(database.db, { accountId: team, userId: madeSupport, role: "support", actor: OPERATOR });
+    const { user_id: bornSupport } = await createUser(database.db, { accountId: team, email: `born-${team}@example.test`, password: "a long password", role: "support" });
+    await expect(changeMemberRole(database.db, { accountId: team, userId: madeSupport, role: "owner", actor: OPERATOR })).rejects.toMatchObject(refused(staffAccount));
+    await expect(changeMemberRole(database.db, { accountId: team, userId: bornSupport, role: "member", actor: OPERATOR })).rejects.toMatchObject(
+      refused(/is the operator's support staff: support users are never members of a customer account/),
+    );
+    expect((await listMembers(database.db, team)).map((m) => m.role)).toEqual(["support", "support"]);
+
+    for (const accountId of [staff.accountId, becameStaff, team, customer.accountId]) expect((await verifyLedger(database.db, { accountId })).violations).toEqual([]);
+  });
+
   it("audit verify reports a support user written into a customer account behind the product's back", async () => {
     const support = await seedAccount(database.db, { role: "support" });
     const customer = await seedAccount(database.db);
@@ -140,6 +191,34 @@ describe("separation of duties: support staff are never members of a customer ac
     ]);
     // The support user's own staff account is fine.
     expect((await verifyLedger(database.db, { accountId: support.accountId })).ok).toBe(true);
+  });
+});
+
+describe("separation of duties under concurrency (PostgreSQL: the racers pass their checks together)", () => {
+  /** Runs both writes at once and expects one to win, the other refused by the rule, and the account sound. */
+  async function race(accountId: string, writes: [() => Promise<unknown>, () => Promise<unknown>]) {
+    const results = await holdingTable(database.url, "account_members", 2, () => Promise.allSettled(writes.map((write) => write())));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: { code: "conflict", details: { rule: SEPARATE_DUTIES } } });
+    expect((await verifyLedger(database.db, { accountId })).violations).toEqual([]);
+  }
+
+  it("a support user created into an account while a customer accepts an invitation to it: one of them joins", async () => {
+    const { account_id: accountId } = await createAccount(database.db, { name: "Contested" });
+    const { token } = await inviteMember(database.db, { accountId, email: `customer-${accountId}@example.test`, role: "owner", invitedBy: null, actor: OPERATOR });
+    await race(accountId, [
+      () => createUser(database.db, { accountId, email: `staff-${accountId}@example.test`, password: "a long password", role: "support" }),
+      () => acceptInvitation(database.db, { token, password: "a long password" }),
+    ]);
+  });
+
+  it("a member made support while the operator creates a customer in the account: one of them happens", async () => {
+    const { account_id: accountId } = await createAccount(database.db, { name: "Contested role" });
+    const { user_id: userId } = await createUser(database.db, { accountId, email: `first-${accountId}@example.test`, password: "a long password", role: "member" });
+    await race(accountId, [
+      () => changeMemberRole(database.db, { accountId, userId, role: "support", actor: OPERATOR }),
+      () => createUser(database.db, { accountId, email: `second-${accountId}@example.test`, password: "a long password", role: "owner" }),
+    ]);
   });
 });
 

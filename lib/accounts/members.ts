@@ -106,48 +106,63 @@ export async function listMembers(db: Db, accountId: string): Promise<MemberRow[
   }));
 }
 
+/** The rule's name, as `audit verify` reports a membership that breaks it (lib/audit/verify.ts). */
+export const SEPARATE_DUTIES = "support_not_customer_member";
+
+const separation = (message: string) => new DomainError("conflict", message, { rule: SEPARATE_DUTIES });
+
 /**
  * Separation of duties (docs/team.md): the operator's support staff read customers' accounts from
- * outside, logged; they are never members of one. A user holding the support role anywhere cannot
- * be an owner or member of an account, and a customer account's member cannot be made support.
- * The user's row is locked, so a join and a role change racing each other cannot both pass.
+ * outside, logged; support and customers never share an account. A support user (support anywhere)
+ * joins only as support, in an account without customers; a customer (owner or member) joins no
+ * account that has support staff; nobody who is a customer somewhere is made support.
+ *
+ * The account's row is locked first, so the membership writes of one account (a join, a role
+ * change) run one after the other and each sees the one before: a support user and a customer
+ * joining one account at once cannot both pass. The user's row is locked too, for the same user
+ * joining one account while made support in another. `who` is the user, or for an invitation the
+ * invited email (which may have no user yet).
  */
-async function assertSeparateDuties(tx: Db, input: { userId: string; accountId: string; role: UserRole }): Promise<void> {
-  const found = rows<{ email: string; support_elsewhere: boolean; customer_elsewhere: boolean; customers_here: boolean }>(
+async function assertSeparateDuties(tx: Db, input: { accountId: string; role: UserRole; who: { userId: string } | { email: string } }): Promise<void> {
+  await lockAccount(tx, input.accountId);
+  const user = rows<{ id: string; email: string; support_elsewhere: boolean; customer_elsewhere: boolean }>(
     await tx.execute(sql`
-      SELECT u.email,
-             EXISTS (SELECT 1 FROM account_members m WHERE m.account_id = ${input.accountId} AND m.user_id <> u.id AND m.role <> 'support') AS customers_here,
+      SELECT u.id, u.email,
              u.role = 'support' OR EXISTS (SELECT 1 FROM account_members m WHERE m.user_id = u.id AND m.account_id <> ${input.accountId} AND m.role = 'support') AS support_elsewhere,
              EXISTS (SELECT 1 FROM account_members m WHERE m.user_id = u.id AND m.account_id <> ${input.accountId} AND m.role <> 'support') AS customer_elsewhere
-        FROM users u WHERE u.id = ${input.userId} FOR UPDATE`),
+        FROM users u WHERE ${"userId" in input.who ? sql`u.id = ${input.who.userId}` : sql`u.email = ${input.who.email}`} FOR UPDATE`),
   )[0];
-  if (!found) throw notFound(`User ${input.userId} not found`);
-  if (input.role !== "support" && found.support_elsewhere) throw supportNotMember(found.email);
-  if (input.role === "support" && found.customer_elsewhere) {
-    throw new DomainError("conflict", `${found.email} is a member of a customer account: support staff are never members of one (docs/team.md); create a separate support user`);
+  if (!user && "userId" in input.who) throw notFound(`User ${input.who.userId} not found`);
+  const here = rows<{ support_here: boolean; customers_here: boolean }>(
+    await tx.execute(sql`
+      SELECT coalesce(bool_or(m.role = 'support'), false) AS support_here, coalesce(bool_or(m.role <> 'support'), false) AS customers_here
+        FROM account_members m WHERE m.account_id = ${input.accountId} ${user ? sql`AND m.user_id <> ${user.id}` : sql``}`),
+  )[0];
+  if (input.role !== "support") {
+    if (user?.support_elsewhere) {
+      throw separation(`${user.email} is the operator's support staff: support users are never members of a customer account (docs/team.md); they read accounts from outside, logged`);
+    }
+    if (here.support_here) {
+      throw separation(`Account ${input.accountId} is the operator's staff account (it has support users): customers are never members of it (docs/team.md); invite them to a customer account`);
+    }
+    return;
   }
-  if (input.role === "support" && found.customers_here) {
-    throw new DomainError("conflict", `Account ${input.accountId} has customer members: a support user belongs to a staff account of its own (docs/team.md)`);
+  if (user?.customer_elsewhere) {
+    throw separation(`${user.email} is a member of a customer account: support staff are never members of one (docs/team.md); create a separate support user`);
   }
+  if (here.customers_here) throw separation(`Account ${input.accountId} has customer members: a support user belongs to a staff account of its own (docs/team.md)`);
 }
 
-const supportNotMember = (email: string) =>
-  new DomainError("conflict", `${email} is the operator's support staff: support users are never members of a customer account (docs/team.md); they read accounts from outside, logged`);
-
-/** Whether the email belongs to a support user (who cannot be invited into an account). */
-async function isSupportEmail(tx: Db, email: string): Promise<boolean> {
-  const found = rows<{ support: boolean }>(
-    await tx.execute(sql`
-      SELECT u.role = 'support' OR EXISTS (SELECT 1 FROM account_members m WHERE m.user_id = u.id AND m.role = 'support') AS support
-        FROM users u WHERE u.email = ${email}`),
-  )[0];
-  return found?.support === true;
+/** Locks the account's row against the other membership writes of the account (NO KEY: rows referencing it, such as usage events, are not held up). */
+async function lockAccount(tx: Db, accountId: string): Promise<void> {
+  const [found] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("no key update");
+  if (!found) throw notFound(`Account ${accountId} not found`);
 }
 
 /** Adds a user to an account (the operator's `users create`, or an accepted invitation). */
 export async function addMember(db: Db, input: { accountId: string; userId: string; role: UserRole; invitedBy?: string | null; actor: Actor; via?: string }) {
   await db.transaction(async (tx) => {
-    await assertSeparateDuties(tx as unknown as Db, input);
+    await assertSeparateDuties(tx as unknown as Db, { accountId: input.accountId, role: input.role, who: { userId: input.userId } });
     const inserted = await tx
       .insert(accountMembers)
       .values({ accountId: input.accountId, userId: input.userId, role: input.role, invitedBy: input.invitedBy ?? null })
@@ -178,7 +193,7 @@ export async function changeMemberRole(db: Db, input: { accountId: string; userI
     const target = members.find((m) => m.user_id === input.userId);
     if (!target) throw notFound(`User ${input.userId} is not a member of this account`);
     if (target.role === input.role) return { user_id: input.userId, role: input.role, changed: false };
-    await assertSeparateDuties(tx as unknown as Db, { userId: input.userId, accountId: input.accountId, role: input.role });
+    await assertSeparateDuties(tx as unknown as Db, { accountId: input.accountId, role: input.role, who: { userId: input.userId } });
     if (target.role === "owner" && members.filter((m) => m.role === "owner").length === 1) {
       throw new DomainError("conflict", "The account's last owner cannot be demoted: make another member an owner first");
     }
@@ -277,7 +292,7 @@ export async function inviteMember(db: Db, input: { accountId: string; email: st
       await tx.execute(sql`SELECT count(*)::int AS n FROM account_members m JOIN users u ON u.id = m.user_id WHERE m.account_id = ${input.accountId} AND u.email = ${email}`),
     )[0];
     if (already.n > 0) throw new DomainError("conflict", `${email} is already a member of this account`);
-    if (await isSupportEmail(tx as unknown as Db, email)) throw supportNotMember(email);
+    await assertSeparateDuties(tx as unknown as Db, { accountId: input.accountId, role: input.role, who: { email } });
     const [row] = await tx
       .insert(accountInvitations)
       .values({ id, accountId: input.accountId, email, role: input.role, tokenHash: sha256Hex(token), invitedBy: input.invitedBy, expiresAt: new Date(Date.now() + INVITATION_TTL_MS) })

@@ -8,7 +8,9 @@ import { testDbKind } from "../testing/database";
 import { cliDatabase, runCli } from "../testing/cli-process";
 import { verifyAccessToken } from "../auth/jwt";
 import { getBalance } from "../billing/get-balance";
-import { apiKeys, oauthClients, tools } from "../db/schema";
+import { apiKeys, oauthClients, tools, users } from "../db/schema";
+import { createAccount } from "../accounts/create-account";
+import { createUser } from "../accounts/create-user";
 import type { Database } from "../db/types";
 import { DEMO_CATALOG } from "../seed/seed-demo";
 
@@ -180,6 +182,15 @@ describe(`admin CLI (${testDbKind()})`, { timeout: 180_000 }, () => {
     expect(rs.code).toBe(0);
     const rsRow = await database.db.select().from(oauthClients).where(eq(oauthClients.id, rs.json.client_id as string));
     expect(rsRow[0]).toMatchObject({ isResourceServer: true, resources: ["https://billing.example"] });
+  });
+
+  it("a customer created into the operator's staff account exits 1 saying why, and is not created", async () => {
+    const { account_id: staffAccount } = await createAccount(database.db, { name: "Support" });
+    await createUser(database.db, { accountId: staffAccount, email: `lead-${staffAccount}@example.test`, password: "long enough pw", role: "support" });
+    const refused = await cli(env, "users", "create", "--account", staffAccount, "--email", `customer-${staffAccount}@example.test`, "--password", "long enough pw", "--role", "owner");
+    expect(refused.code).toBe(1);
+    expect(refused.json.error).toMatch(/is the operator's staff account \(it has support users\): customers are never members of it/);
+    expect(await database.db.select({ id: users.id }).from(users).where(eq(users.email, `customer-${staffAccount}@example.test`))).toEqual([]);
   });
 
   it("bad input exits non-zero with a clear message", async () => {

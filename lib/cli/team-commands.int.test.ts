@@ -4,6 +4,7 @@ import { createTestDatabase } from "../testing/database";
 import { seedAccount } from "../testing/fixtures";
 import { accountActivity, apiKeys } from "../db/schema";
 import { createApiKey, authenticateApiKey } from "../auth/api-keys";
+import { SEPARATE_DUTIES } from "../accounts/members";
 import { runCommand } from "./commands";
 
 const { db } = await createTestDatabase();
@@ -45,5 +46,28 @@ describe("members remove", () => {
     expect(removed).toEqual({ user_id: userId, removed: true, api_keys_revoked: [], api_keys_kept: [{ api_key_id: key.api_key_id, name: "keeper key", prefix: key.prefix }] });
     expect(await authenticateApiKey(db, key.api_key)).toMatchObject({ accountId });
     expect(await removal(accountId, userId)).toEqual({ actor: "operator", after: { api_keys_kept: [key.api_key_id] } });
+  });
+});
+
+describe("support staff and customers never share an account", () => {
+  const refused = (pattern: RegExp) => ({ code: "conflict", details: { rule: SEPARATE_DUTIES }, message: expect.stringMatching(pattern) });
+
+  it("users create, members invite and members role refuse a customer in a staff account and a support user in a customer's (issue 58: both writes succeeded)", async () => {
+    const { account_id: staffAccount } = (await cli("accounts", "create", "--name", "Support")) as { account_id: string };
+    const staffEmail = `lead-${staffAccount}@example.test`;
+    const { user_id: staff } = (await cli("users", "create", "--account", staffAccount, "--email", staffEmail, "--password", "correct horse battery", "--role", "support")) as { user_id: string };
+    const staffOnly = /is the operator's staff account \(it has support users\): customers are never members of it/;
+    await expect(cli("users", "create", "--account", staffAccount, "--email", `customer-${staffAccount}@example.test`, "--password", "correct horse battery", "--role", "owner")).rejects.toMatchObject(refused(staffOnly));
+    await expect(cli("members", "invite", "--account", staffAccount, "--email", `invited-${staffAccount}@example.test`, "--role", "owner")).rejects.toMatchObject(refused(staffOnly));
+    await expect(cli("members", "role", "--account", staffAccount, "--user", staff, "--role", "owner")).rejects.toMatchObject(refused(/is the operator's support staff/));
+
+    const customer = await seedAccount(db);
+    await expect(cli("users", "create", "--account", customer.accountId, "--email", `staff-${customer.accountId}@example.test`, "--password", "correct horse battery", "--role", "support")).rejects.toMatchObject(
+      refused(/has customer members: a support user belongs to a staff account of its own/),
+    );
+    await expect(cli("members", "invite", "--account", customer.accountId, "--email", staffEmail, "--role", "member")).rejects.toMatchObject(refused(/is the operator's support staff/));
+
+    expect(((await cli("members", "list", "--account", staffAccount)) as { members: { user_id: string }[] }).members.map((m) => m.user_id)).toEqual([staff]);
+    expect(((await cli("members", "list", "--account", customer.accountId)) as { members: { user_id: string }[] }).members.map((m) => m.user_id)).toEqual([customer.userId]);
   });
 });

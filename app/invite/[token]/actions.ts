@@ -3,7 +3,7 @@
 import { headers } from "next/headers";
 import { z } from "zod";
 import { getDatabase } from "@/lib/db";
-import { acceptInvitation, describeInvitation, touchSignIn } from "@/lib/accounts/members";
+import { SEPARATE_DUTIES, acceptInvitation, describeInvitation, touchSignIn } from "@/lib/accounts/members";
 import { loginThrottle } from "@/lib/dashboard-session/login-throttle";
 import { DomainError } from "@/lib/errors";
 import { stampedClientAddress } from "@/lib/http/client-address";
@@ -12,7 +12,7 @@ const AcceptInput = z.object({ token: z.string().min(1).max(200), password: z.st
 
 export type AcceptResult =
   | { ok: true; email: string }
-  | { ok: false; reason: "unknown" | "expired" | "accepted" | "revoked" | "wrong_password" | "weak_password" | "throttled"; retryAfterSeconds?: number };
+  | { ok: false; reason: "unknown" | "expired" | "accepted" | "revoked" | "wrong_password" | "weak_password" | "separate_duties" | "throttled"; retryAfterSeconds?: number };
 
 /**
  * Accepts an invitation from its page: a new user's password becomes theirs, an existing user's
@@ -45,6 +45,7 @@ export async function acceptInvitationAction(input: { token: string; password: s
     if (!(err instanceof DomainError)) throw err;
     if (err.code === "forbidden") return { ok: false, reason: "wrong_password" };
     if (err.code === "invalid_input") return { ok: false, reason: "weak_password" };
+    if (err.details?.rule === SEPARATE_DUTIES) return { ok: false, reason: "separate_duties" };
     // Used, revoked or expired between the page's render and the submit: say which.
     const now = await describeInvitation(db, token);
     return { ok: false, reason: now.status === "pending" ? "unknown" : now.status };

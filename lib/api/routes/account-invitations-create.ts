@@ -19,7 +19,7 @@ const route = createRoute({
   request: { body: { content: { "application/json": { schema: CreateInvitationBodySchema } }, required: true } },
   responses: {
     200: { description: "The invitation and its link", content: { "application/json": { schema: apiResponse(CreatedInvitationSchema, "CreatedInvitationResponse") } } },
-    409: error("That email is already a member of the account"),
+    409: error("That email is already a member of the account, or support staff and customers would share it (docs/team.md)"),
     ...accountErrorResponses,
   },
 });

@@ -18,7 +18,7 @@ const route = createRoute({
   responses: {
     200: { description: "The member's role now", content: { "application/json": { schema: apiResponse(RoleChangedSchema, "MemberRoleChangedResponse") } } },
     404: error("No such member in the caller's account"),
-    409: error("The account's last owner cannot be demoted"),
+    409: error("The account's last owner cannot be demoted, or support staff and customers would share the account (docs/team.md)"),
     ...accountErrorResponses,
   },
 });

@@ -232,6 +232,21 @@ describe("members and invitations over the API", () => {
     expect(await activity(acct.accessToken, `object_id=${key.api_key_id}&action=api_key.revoked`)).toEqual([]);
   });
 
+  it("support staff and customers never share an account: an invitation or a role change that would mix them is 409 naming the rule", async () => {
+    const support = await seedAccount(database.db, { role: "support" });
+    const acct = await seedAccount(database.db);
+    const invited = await api("POST", "/auth/account/invitations", acct.accessToken, { email: support.email, role: "member" });
+    expect(invited).toMatchObject({ status: 409, body: { status: "failure", status_code: 409, message: expect.stringMatching(/is the operator's support staff: support users are never members of a customer account/) } });
+    // Support staff invite nobody into their own account: that is an owner's, and a staff account has none.
+    expect((await api("POST", "/auth/account/invitations", support.accessToken, { email: `customer-${support.accountId}@example.test`, role: "owner" })).status).toBe(403);
+    // An account that already has support staff (written around the product) takes no further customer.
+    const member = await joinByMail(acct, `member-${acct.accountId}@example.test`);
+    await database.db.execute(sql`INSERT INTO account_members (account_id, user_id, role) VALUES (${acct.accountId}, ${support.userId}, 'support')`);
+    const staffOnly = expect.stringMatching(/is the operator's staff account \(it has support users\): customers are never members of it/);
+    expect(await api("POST", "/auth/account/invitations", acct.accessToken, { email: `another-${acct.accountId}@example.test`, role: "member" })).toMatchObject({ status: 409, body: { message: staffOnly } });
+    expect(await api("PATCH", `/auth/account/members/${member.userId}`, acct.accessToken, { role: "owner" })).toMatchObject({ status: 409, body: { message: staffOnly } });
+  });
+
   it("invitations: an existing member's email is 409, a bad address 400; revoking twice is 409, another account's is 404", async () => {
     const acct = await seedAccount(database.db);
     expect((await api("POST", "/auth/account/invitations", acct.accessToken, { email: acct.email, role: "member" })).status).toBe(409);

@@ -21,6 +21,7 @@ const failureKeys: Record<Failure, MessageKey> = {
   revoked: "invite.status.revoked",
   wrong_password: "invite.wrongPassword",
   weak_password: "invite.tooShort",
+  separate_duties: "invite.separateDuties",
   too_short: "invite.tooShort",
   mismatch: "invite.mismatch",
   throttled: "invite.throttled",
