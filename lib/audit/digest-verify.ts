@@ -7,7 +7,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
-import type { Violation } from "./verify";
+import type { Violation } from "./violation";
 import { digestPublicKey, type DigestPublicKey } from "./digest-key";
 import type { DigestStore } from "./digest-store";
 import {

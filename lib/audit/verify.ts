@@ -11,16 +11,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { verifyDigests, type DigestSummary, type DigestVerifyOptions } from "./digest-verify";
-import type { DigestLogName } from "./digests";
-
-export interface Violation {
-  account_id: string;
-  check: string;
-  message: string;
-  /** Digest checks: the digest the finding breaks, and the first row that differs from it. */
-  digest?: string;
-  row?: { log: DigestLogName; seq: number; id: string | null };
-}
+import type { Violation } from "./violation";
 
 export interface VerifyReport {
   ok: boolean;
