@@ -2,12 +2,10 @@
 // signed digests (lib/audit/digests.ts), trusting nothing the database says about them. Digests are
 // read one at a time in chain order, and each signed segment is compared with the account's rows
 // read in seq order, a page at a time: memory holds one digest, never a table.
-import crypto from "node:crypto";
 import { type SQL, sql } from "drizzle-orm";
-import { z } from "zod";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
-import type { Violation } from "./verify";
+import type { Violation } from "./violation";
 import { digestPublicKey, type DigestPublicKey } from "./digest-key";
 import type { DigestStore } from "./digest-store";
 import {
@@ -16,32 +14,18 @@ import {
   DIGEST_NAME_PREFIX,
   digestLogNames,
   digestLogs,
+  follows,
+  parseDigest,
   rowFingerprint,
   sha256Hex,
-  signedBytes,
+  signedWith,
+  underOwnName,
   type DigestFile,
   type DigestLogName,
   type DigestSegment,
 } from "./digests";
 
-const segmentSchema = z.object({
-  from_seq: z.number().int().min(0),
-  last_seq: z.number().int().min(0),
-  head: z.string(),
-  rows: z.array(z.tuple([z.number().int().min(1), z.string()])),
-});
-/** The shape verify reads; anything else in a digest's place is reported, not trusted. */
-const digestFileSchema = z.object({
-  version: z.literal(1),
-  number: z.number().int().min(1),
-  created_at: z.string().datetime(),
-  previous: z.object({ name: z.string(), sha256: z.string() }).nullable(),
-  key_id: z.string(),
-  accounts: z.record(z.string(), z.object({ ledger: segmentSchema.optional(), activity: segmentSchema.optional() })),
-  signature: z.string(),
-});
-
-export const digestChecks = ["digest_signature", "digest_chain", "digest_rows", "digest_coverage"] as const;
+export const digestChecks = ["digest_signature", "digest_chain", "digest_rows", "digest_coverage", "digest_foreign"] as const;
 
 /** A row committed this long after its transaction began (created_at) is not expected: the ledger's and the log's writes are short. */
 export const LATE_COMMIT_MARGIN_MS = 10 * 60_000;
@@ -60,6 +44,7 @@ export interface DigestVerifyOptions {
 
 export interface DigestSummary {
   location: string;
+  /** Digests of the chain read (files the writer did not write are reported as digest_foreign, not counted). */
   digests_checked: number;
   latest: { name: string; created_at: string } | null;
   /** The keys signatures were checked with, and where they came from. */
@@ -85,6 +70,8 @@ interface Head {
 interface Signed {
   account: string;
   segment: DigestSegment;
+  /** The account's first segment in this log: it signs every row up to its last_seq, from the lowest. */
+  first: boolean;
 }
 
 interface DbRow {
@@ -108,6 +95,22 @@ interface Previous {
   sha256: string;
 }
 
+/**
+ * A file at one place of the chain, ranked by how far it is the writer's: not a digest, signed by
+ * no trusted key, signed but not following the chain's previous digest or not under the name the
+ * writer gave it (a copy), or all of these.
+ */
+interface Candidate {
+  name: string;
+  rank: 0 | 1 | 2 | 3;
+  sha256: string;
+  digest?: DigestFile;
+}
+const GENUINE = 3;
+
+/** The bigint below every seq: a first segment's rows are read from there. */
+const LOWEST_SEQ = sql.raw("'-9223372036854775808'::bigint");
+
 export async function verifyDigests(db: Db, options: DigestVerifyOptions): Promise<DigestReport> {
   const { store, accountId } = options;
   const limit = options.limit ?? 100;
@@ -128,27 +131,49 @@ export async function verifyDigests(db: Db, options: DigestVerifyOptions): Promi
   for (const k of options.publicKeys ?? (await publishedKeys(store))) keys.set(k.keyId, k);
   if (keys.size === 0) report("digest_signature", { account_id: "", message: `no public key to check signatures with: none given and none in ${store.location}keys/` });
 
-  const names = (await store.list(DIGEST_NAME_PREFIX)).filter((n) => DIGEST_NAME.test(n));
-  if (names.length === 0) report("digest_chain", { account_id: "", message: `no digests in ${store.location}` });
+  const listed = await store.list(DIGEST_NAME_PREFIX);
+  for (const name of listed.filter((n) => !DIGEST_NAME.test(n))) foreign(name, "its name is not a digest's (digest-NNNNNNNN-YYYYMMDDTHHMMSSZ.json)");
+  const places = new Map<number, string[]>();
+  for (const name of listed.filter((n) => DIGEST_NAME.test(n))) {
+    const number = Number(DIGEST_NAME.exec(name)![1]);
+    places.set(number, [...(places.get(number) ?? []), name]);
+  }
 
   const heads = new Map<string, Head>();
   const key = (account: string, log: DigestLogName) => `${account}\u0000${log}`;
-  let previous: Previous | null = null;
+  // The chain's last digest so far (assigned in the loop, read by the functions below it).
+  let previous = null as Previous | null;
   let latest: DigestSummary["latest"] = null;
   let rowsChecked = 0;
+  let checked = 0;
 
-  for (const name of names) {
-    const number = Number(DIGEST_NAME.exec(name)![1]);
-    const bytes = (await store.read(name))!;
-    let digest: DigestFile | undefined;
-    try {
-      digest = JSON.parse(bytes.toString("utf8")) as DigestFile;
-    } catch {
-      report("digest_signature", { account_id: "", digest: name, message: `digest ${name} is not valid JSON: it was damaged or replaced` });
+  for (const [number, named] of [...places].sort(([a], [b]) => a - b)) {
+    // Several files at one place: the writer's is the chain's, the others are reported and left unread.
+    let chosen: Candidate | undefined;
+    const others: { name: string; why: string }[] = [];
+    for (const name of named) {
+      const c = await candidate(name, number, previous);
+      const [kept, dropped] = !chosen || c.rank > chosen.rank ? [c, chosen] : [chosen, c];
+      if (dropped) others.push({ name: dropped.name, why: whyForeign(dropped, number, previous, kept) });
+      chosen = kept;
     }
+    // Signed by no trusted key, and not where the chain's next digest belongs: it takes no place in
+    // the chain (nor says that the places between are empty).
+    if (chosen!.rank < 2 && number !== (previous?.number ?? 0) + 1) {
+      for (const c of [{ name: chosen!.name, why: whyForeign(chosen!, number, previous, chosen!) }, ...others]) foreign(c.name, c.why);
+      continue;
+    }
+    const { name, digest } = chosen!;
+    for (const c of others) foreign(c.name, `${c.why}; the chain's digest ${number} is ${name}`);
+    checked++;
     checkLink(name, number, previous, digest?.previous);
-    previous = { number, name, sha256: sha256Hex(bytes) };
-    if (!digest || !checkDigest(name, number, digest)) continue;
+    previous = { number, name, sha256: chosen!.sha256 };
+    if (!digest) {
+      report("digest_signature", { account_id: "", digest: name, message: `digest ${name} is not a version 1 digest numbered ${number}: it was damaged or replaced` });
+      continue;
+    }
+    // A digest signed by no trusted key is reported, and its rows still compared: a forged digest's findings say what its forger wanted hidden.
+    checkSignature(name, digest);
     // A row this digest is the first to sign, dated well before the digest before it, was added afterwards with an old date.
     const lateBefore = latest ? new Date(new Date(latest.created_at).getTime() - LATE_COMMIT_MARGIN_MS).toISOString() : null;
     const previousName = latest?.name;
@@ -158,13 +183,16 @@ export async function verifyDigests(db: Db, options: DigestVerifyOptions): Promi
       for (const [account, logs] of Object.entries(digest.accounts)) {
         const segment = logs[log];
         if (!segment || (accountId !== undefined && account !== accountId)) continue;
-        checkSegmentShape(name, account, log, segment, heads.get(key(account, log)));
+        const before = heads.get(key(account, log));
+        checkSegmentShape(name, account, log, segment, before);
         heads.set(key(account, log), { seq: segment.last_seq, head: segment.head, digest: name });
-        segments.push({ account, segment });
+        // A segment after a missing one is read from where it says (its coverage gap is reported above).
+        segments.push({ account, segment, first: before === undefined && segment.from_seq === 0 });
       }
       rowsChecked += await compareSegments({ name, lateBefore, previousName }, log, segments);
     }
   }
+  if (checked === 0) report("digest_chain", { account_id: "", message: `no digests in ${store.location}` });
 
   // The database's record of the last digest written can only add findings, never remove one.
   const recorded = rows<{ last_number: number; last_name: string; last_sha256: string }>(
@@ -191,7 +219,7 @@ export async function verifyDigests(db: Db, options: DigestVerifyOptions): Promi
   return {
     summary: {
       location: store.location,
-      digests_checked: names.length,
+      digests_checked: checked,
       latest,
       trusted_keys: [...keys.keys()],
       keys_from: given ? "--public-key" : "store",
@@ -208,8 +236,6 @@ export async function verifyDigests(db: Db, options: DigestVerifyOptions): Promi
     if (number > expected) {
       const missing = number - expected === 1 ? `digest ${named?.name ?? `number ${expected}`} is missing` : `digests ${expected} to ${number - 1} are missing`;
       report("digest_chain", { account_id: "", digest: name, message: `${missing}: ${name} names ${named?.name ?? "nothing"} as its previous digest, ${prev ? `and the one before in ${store.location} is ${prev.name}` : "and none comes before it"}` });
-    } else if (number < expected) {
-      report("digest_chain", { account_id: "", digest: name, message: `digest ${name} repeats number ${number}: two digests claim one place in the chain` });
     } else if (prev && (named?.name !== prev.name || named.sha256 !== prev.sha256)) {
       report("digest_chain", {
         account_id: "",
@@ -224,20 +250,41 @@ export async function verifyDigests(db: Db, options: DigestVerifyOptions): Promi
     }
   }
 
-  /** Reports a digest that is not signed by a trusted key; false when it is not a digest at all (nothing more is read from it). */
-  function checkDigest(name: string, number: number, digest: DigestFile): boolean {
-    if (!digestFileSchema.safeParse(digest).success || digest.number !== number) {
-      report("digest_signature", { account_id: "", digest: name, message: `digest ${name} is not a version 1 digest numbered ${number}: it was damaged or replaced` });
-      return false;
+  /** A file at chain place `number`, read and ranked against the chain's previous digest. */
+  async function candidate(name: string, number: number, prev: Previous | null): Promise<Candidate> {
+    const bytes = (await store.read(name)) ?? Buffer.alloc(0);
+    const digest = parseDigest(bytes, number);
+    const sha256 = sha256Hex(bytes);
+    if (!digest) return { name, rank: 0, sha256 };
+    const k = keys.get(digest.key_id);
+    if (!k || !signedWith(digest, k.publicKey)) return { name, rank: 1, sha256, digest };
+    return { name, rank: follows(digest, prev) && underOwnName(name, digest) ? GENUINE : 2, sha256, digest };
+  }
+
+  /** Why a file is not the chain's digest at its place (`kept`: the file preferred to it there). */
+  function whyForeign(c: Candidate, number: number, prev: Previous | null, kept: Candidate): string {
+    if (c.rank === 0) return `it is not a version 1 digest numbered ${number} (not JSON, truncated, or another shape)`;
+    if (c.rank === 1) return `it is not signed by a trusted key (${[...keys.keys()].join(", ") || "none"})`;
+    if (c.rank === 2) {
+      return underOwnName(c.name, c.digest!)
+        ? `it does not name the chain's previous digest (${prev?.name ?? "none"}) and its SHA-256`
+        : `it is signed by a trusted key but not under the name the writer gave it: a copy`;
     }
+    return `it repeats digest ${kept.name}'s place with a trusted signature and the same previous digest: two writers share this store and key`;
+  }
+
+  function foreign(name: string, why: string) {
+    report("digest_foreign", { account_id: "", digest: name, message: `${name} in ${store.location} is not part of the digest chain: ${why}` });
+  }
+
+  /** Reports a digest that is not signed by a trusted key. */
+  function checkSignature(name: string, digest: DigestFile) {
     const k = keys.get(digest.key_id);
     if (!k) {
       if (keys.size > 0) report("digest_signature", { account_id: "", digest: name, message: `digest ${name} is signed by key ${digest.key_id}, which is not a trusted key (${[...keys.keys()].join(", ")}): it was re-signed` });
-    } else if (!crypto.verify(null, signedBytes(digest), k.publicKey, Buffer.from(digest.signature, "base64"))) {
+    } else if (!signedWith(digest, k.publicKey)) {
       report("digest_signature", { account_id: "", digest: name, message: `digest ${name}'s signature does not verify with key ${k.keyId}: it was altered or re-signed` });
     }
-    // Its rows are still compared: a forged digest's findings say what its forger wanted hidden.
-    return true;
   }
 
   /** A segment continues where the account's previous one ended, and its head follows from its rows. */
@@ -256,13 +303,14 @@ export async function verifyDigests(db: Db, options: DigestVerifyOptions): Promi
       return;
     }
     let head = before?.head ?? "";
-    let last = s.from_seq;
+    // A first segment lists rows from the lowest, 0 and below included.
+    let last = before ? s.from_seq : -Infinity;
     for (const [seq, fp] of s.rows) {
       if (seq <= last) break;
       head = chainHead(head, seq, fp);
       last = seq;
     }
-    if (head !== s.head || last !== s.last_seq) {
+    if (head !== s.head || (s.rows.length === 0 ? s.last_seq !== s.from_seq : last !== s.last_seq)) {
       report("digest_chain", { account_id: account, digest: name, message: `digest ${name}'s head for account ${account}'s ${nouns} does not follow from the rows it lists` });
     }
   }
@@ -285,13 +333,13 @@ export async function verifyDigests(db: Db, options: DigestVerifyOptions): Promi
         total += small[from].segment.rows.length;
         batch.push(small[from]);
       }
-      const ranges = batch.map(({ account, segment }) => ({ account_id: account, from_seq: segment.from_seq, last_seq: segment.last_seq }));
+      const ranges = batch.map(({ account, segment, first }) => ({ account_id: account, from_seq: first ? null : segment.from_seq, last_seq: segment.last_seq }));
       const found = rows<DbRow & { account_id: string }>(
         await db.execute(sql`
           SELECT s.account_id, t.seq, t.id, t.fp, t.late
             FROM jsonb_to_recordset(${JSON.stringify(ranges)}::jsonb) AS s(account_id text, from_seq bigint, last_seq bigint)
             JOIN LATERAL (SELECT r.seq, r.id, ${rowFingerprint(l.content("r"))} AS fp, ${late("r")} AS late FROM ${l.table} r
-                           WHERE r.account_id = s.account_id AND r.seq > s.from_seq AND r.seq <= s.last_seq
+                           WHERE r.account_id = s.account_id AND r.seq >= coalesce(s.from_seq + 1, ${LOWEST_SEQ}) AND r.seq <= s.last_seq
                            ORDER BY r.seq LIMIT ${half + extra + 1}) t ON true
            ORDER BY s.account_id, t.seq`),
       );
@@ -313,14 +361,14 @@ export async function verifyDigests(db: Db, options: DigestVerifyOptions): Promi
         seen += m.finish();
       }
     }
-    for (const { account, segment } of paged) {
+    for (const { account, segment, first } of paged) {
       const m = merger(d, account, log, segment);
-      let cursor = segment.from_seq;
+      let cursor: number | null = first ? null : segment.from_seq;
       for (;;) {
         const page = rows<DbRow>(
           await db.execute(sql`
             SELECT t.seq, t.id, ${rowFingerprint(l.content("t"))} AS fp, ${late("t")} AS late FROM ${l.table} t
-             WHERE t.account_id = ${account} AND t.seq > ${cursor} AND t.seq <= ${segment.last_seq}
+             WHERE t.account_id = ${account} AND t.seq >= coalesce(${cursor}::bigint + 1, ${LOWEST_SEQ}) AND t.seq <= ${segment.last_seq}
              ORDER BY t.seq LIMIT ${pageSize}`),
         );
         for (const r of page) m.push(r);
@@ -392,7 +440,7 @@ export async function verifyDigests(db: Db, options: DigestVerifyOptions): Promi
                  (array_agg(t.id ORDER BY t.seq) FILTER (WHERE t.created_at < ${cutoff.toISOString()}::timestamptz))[1] AS first_id
             FROM ${l.table} t
             LEFT JOIN jsonb_to_recordset(${JSON.stringify(signed)}::jsonb) AS h(account_id text, seq bigint) ON h.account_id = t.account_id
-           WHERE ${scope} AND t.seq > coalesce(h.seq, 0)
+           WHERE ${scope} AND (h.seq IS NULL OR t.seq > h.seq)
            GROUP BY t.account_id
            ORDER BY t.account_id`),
       );

@@ -86,6 +86,26 @@ async function recomputeActivityHashes(tx: Db, accountId: string, fromSeq: numbe
 
 const readDigest = (name: string, from = dir) => JSON.parse(fs.readFileSync(path.join(from, name), "utf8")) as DigestFile;
 
+/** A signing key that is not the writer's: an attacker's, or another installation's. */
+function otherKey(): DigestSigningKey {
+  const { privateKey, publicKey } = crypto.generateKeyPairSync("ed25519");
+  return { privateKey, publicKey, keyId: keyIdOf(publicKey), publicPem: publicKey.export({ type: "spki", format: "pem" }).toString() };
+}
+
+/** Rows written where the database's numbering would never put them: the seq constraints dropped for the statements, then restored (NOT VALID). */
+async function numberedAround(fn: (tx: Db) => Promise<void>) {
+  await db.transaction(async (tx) => {
+    for (const table of ["credits_ledger", "account_activity"]) await tx.execute(sql.raw(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_seq_positive`));
+    await fn(tx as unknown as Db);
+    for (const table of ["credits_ledger", "account_activity"]) await tx.execute(sql.raw(`ALTER TABLE ${table} ADD CONSTRAINT ${table}_seq_positive CHECK (seq > 0) NOT VALID`));
+  });
+}
+
+/** A grant written by hand at `seq`, dated `ago` before now. */
+const handGrant = (id: string, accountId: string, seq: number, ago = "0 seconds") => sql`
+  INSERT INTO credits_ledger (id, seq, account_id, entry_type, amount_credits, source_system, balance_before, balance_after, ledger_metadata, description, created_at)
+  VALUES (${id}, ${seq}, ${accountId}, 'grant_payment_recharge', 1000, 'admin', 0, 1000, '{"credit_kind": "paid"}', 'payment recharge', now() - ${ago}::interval)`;
+
 /** A copy of the store to damage, leaving the real one intact. */
 function copyOfStore(): { dir: string; store: DigestStore } {
   const copy = fs.mkdtempSync(path.join(tmp, "copy-"));
@@ -273,13 +293,7 @@ describe("signed audit digests", () => {
   });
 
   it("a digest re-signed with another key to hide the attack is reported, and so is the link the next digest holds to it", async () => {
-    const attacker = crypto.generateKeyPairSync("ed25519");
-    const attackerKey = {
-      privateKey: attacker.privateKey,
-      publicKey: attacker.publicKey,
-      keyId: keyIdOf(attacker.publicKey),
-      publicPem: attacker.publicKey.export({ type: "spki", format: "pem" }).toString(),
-    };
+    const attackerKey = otherKey();
     // The attacker re-fingerprints the rows they rewrote, and signs the digest again.
     const forge = (copy: { dir: string }, signer: DigestSigningKey, keyId: string) => {
       const digest = readDigest(attacked.digest, copy.dir);
@@ -387,5 +401,118 @@ describe("signed audit digests", () => {
     const outcomes = await Promise.all([writeDigest({ onlyIfDue: true }), writeDigest({ onlyIfDue: true })]);
     expect(outcomes.filter((o) => o.status === "written")).toHaveLength(1);
     expect(outcomes.map((o) => o.status).sort()).toEqual([expect.stringMatching(/^(busy|not_due)$/), "written"]);
+  });
+
+  it("rows numbered 0 and below are signed from the account's lowest row; one written below a signed account's first row is named, and by verify alone too", async () => {
+    // Before the account's first digest: the digest signs them, and a change to one is then named.
+    const early = await accountWithHistory(["1"]);
+    await numberedAround(async (tx) => {
+      await tx.execute(handGrant("led_at_minus_six", early.accountId, -6));
+      await tx.execute(sql`INSERT INTO account_activity (account_id, seq, id, actor_type, action, hash) VALUES (${early.accountId}, 0, 'act_at_zero', 'user', 'credits.granted', 'forged')`);
+    });
+    const signedBy = (await written()).digests[0].name;
+    const { ledger, activity } = readDigest(signedBy).accounts[early.accountId];
+    expect(ledger).toMatchObject({ from_seq: 0, rows: [[-6, expect.any(String)], ...ledger!.rows.slice(1)] });
+    expect(activity).toMatchObject({ from_seq: 0, rows: [[0, expect.any(String)], [1, expect.any(String)], ...activity!.rows.slice(2)] });
+    // Signed, so the digests find nothing; the invariants name both rows (and the balance the grant did not move).
+    expect((await verify(early.accountId, { publicKeys: [publicKey()] })).violations).toEqual([]);
+    const signed = await verifyLedger(db, { accountId: early.accountId, digests: { store, publicKeys: [publicKey()] } });
+    expect(signed.violations.map((v) => [v.check, v.row])).toEqual([
+      ["balance_equals_ledger", undefined],
+      ["ledger_chain", undefined],
+      ["seq_positive", { log: "ledger", seq: -6, id: "led_at_minus_six" }],
+      ["seq_positive", { log: "activity", seq: 0, id: "act_at_zero" }],
+    ]);
+    await numberedAround(async (tx) => {
+      await tx.execute(sql`SET LOCAL session_replication_role = replica`);
+      await tx.execute(sql`UPDATE credits_ledger SET amount_credits = 5000, balance_after = 5000 WHERE id = 'led_at_minus_six'`);
+    });
+    expect((await verify(early.accountId, { publicKeys: [publicKey()] })).violations).toEqual([
+      expect.objectContaining({ check: "digest_rows", digest: signedBy, row: { log: "ledger", seq: -6, id: "led_at_minus_six" } }),
+    ]);
+
+    // The finding: a backdated grant at seq -6 in an account already signed. No later digest signs it; verify names it.
+    const signedAccount = await accountWithHistory(["2"]);
+    const firstDigest = (await written()).digests[0].name;
+    const lastSeq = readDigest(firstDigest).accounts[signedAccount.accountId].ledger!.last_seq;
+    await numberedAround((tx) => tx.execute(handGrant("led_backdated_grant", signedAccount.accountId, -6, "1 hour")).then(() => undefined));
+    await grantCredits(db, { accountId: signedAccount.accountId, amount: "1", type: "payment_recharge", actor: OPERATOR });
+    const next = (await written()).digests[0].name;
+    expect(readDigest(next).accounts[signedAccount.accountId].ledger!.rows.map(([seq]) => seq)).not.toContain(-6);
+    const report = await verifyLedger(db, { accountId: signedAccount.accountId, digests: { store, publicKeys: [publicKey()] } });
+    expect(report.ok).toBe(false);
+    expect(report.violations).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ check: "seq_positive", row: { log: "ledger", seq: -6, id: "led_backdated_grant" } }),
+        {
+          account_id: signedAccount.accountId,
+          check: "digest_rows",
+          digest: firstDigest,
+          row: { log: "ledger", seq: -6, id: "led_backdated_grant" },
+          message: `ledger row led_backdated_grant (account ${signedAccount.accountId}, seq -6) is not among the rows digest ${firstDigest} signed up to seq ${lastSeq}: it was inserted afterwards`,
+        },
+      ]),
+    );
+    // Read a page at a time, the same finding.
+    expect((await verifyDigests(db, { store, accountId: signedAccount.accountId, pageSize: 2, publicKeys: [publicKey()] })).violations).toEqual(
+      (await verifyDigests(db, { store, accountId: signedAccount.accountId, publicKeys: [publicKey()] })).violations,
+    );
+  });
+
+  it("files the writer did not write (junk, a truncated digest, one signed by another key, a copy, a misnamed file) are each reported, and signing goes on from the writer's own chain", async () => {
+    const account = await accountWithHistory(["3"]);
+    const chain = await store.list("digest-");
+    const last = chain.at(-1)!;
+    const number = chain.length + 1;
+    const place = (n: number, stamp: string) => `digest-${String(n).padStart(8, "0")}-${stamp}.json`;
+    const drop = (name: string, text: string | Buffer) => fs.writeFileSync(path.join(dir, name), text);
+    const lastBytes = fs.readFileSync(path.join(dir, last));
+    const stranger = otherKey();
+    const foreignFiles = {
+      junk: place(number, "20000101T000000Z"),
+      otherKey: place(number, "20000101T000001Z"),
+      truncated: place(number - 1, "20000101T000000Z"),
+      copy: place(number - 2, "20000101T000000Z"),
+      farAhead: place(99_999_999, "20000101T000000Z"),
+      misnamed: "digest-notes.txt",
+    };
+    drop(foreignFiles.junk, "not a digest");
+    drop(
+      foreignFiles.otherKey,
+      signDigest({ version: 1, number, created_at: new Date().toISOString(), previous: { name: last, sha256: crypto.createHash("sha256").update(lastBytes).digest("hex") }, key_id: stranger.keyId, accounts: {} }, stranger),
+    );
+    drop(foreignFiles.truncated, lastBytes.subarray(0, 100));
+    drop(foreignFiles.copy, fs.readFileSync(path.join(dir, chain.at(-2)!)));
+    drop(foreignFiles.farAhead, "{}");
+    drop(foreignFiles.misnamed, "");
+
+    const outcome = await written();
+    expect(outcome.digests).toEqual([expect.objectContaining({ number, accounts: 1 })]);
+    expect(outcome.foreign).toEqual([foreignFiles.junk, foreignFiles.otherKey]);
+    await grantCredits(db, { accountId: account.accountId, amount: "1", type: "payment_recharge", actor: OPERATOR });
+    const then = (await written()).digests;
+    expect(then).toEqual([expect.objectContaining({ number: number + 1, rows: 2 })]);
+
+    const report = await verify(undefined, { publicKeys: [publicKey()] });
+    const notInChain = (name: string, why: string) => ({ account_id: "", check: "digest_foreign", digest: name, message: `${name} in ${dir} is not part of the digest chain: ${why}` });
+    expect(report.violations.filter((v) => v.check !== "digest_coverage" && v.check !== "digest_rows")).toEqual([
+      notInChain(foreignFiles.misnamed, "its name is not a digest's (digest-NNNNNNNN-YYYYMMDDTHHMMSSZ.json)"),
+      notInChain(foreignFiles.copy, `it is signed by a trusted key but not under the name the writer gave it: a copy; the chain's digest ${number - 2} is ${chain[number - 3]}`),
+      notInChain(foreignFiles.truncated, `it is not a version 1 digest numbered ${number - 1} (not JSON, truncated, or another shape); the chain's digest ${number - 1} is ${last}`),
+      notInChain(foreignFiles.junk, `it is not a version 1 digest numbered ${number} (not JSON, truncated, or another shape); the chain's digest ${number} is ${outcome.digests[0].name}`),
+      notInChain(foreignFiles.otherKey, `it is not signed by a trusted key (${key.keyId}); the chain's digest ${number} is ${outcome.digests[0].name}`),
+      notInChain(foreignFiles.farAhead, `it is not a version 1 digest numbered 99999999 (not JSON, truncated, or another shape)`),
+    ]);
+    // The rest of the chain is checked as before: only the accounts earlier tests tampered with have findings.
+    expect(report.digests).toMatchObject({ digests_checked: number + 1, latest: { name: then[0].name } });
+    expect(await verify(account.accountId, { publicKeys: [publicKey()] })).toMatchObject({ violations: report.violations.filter((v) => v.check === "digest_foreign") });
+
+    // The writer's record erased: it takes its own chain over past the files it did not write.
+    await db.execute(sql`DELETE FROM audit_digest_heads`);
+    await db.execute(sql`DELETE FROM audit_digest_state`);
+    const resumed = await written();
+    expect(resumed).toMatchObject({ digests: [expect.objectContaining({ number: number + 2, rows: 0 })], foreign: [foreignFiles.copy, foreignFiles.truncated, foreignFiles.junk, foreignFiles.otherKey] });
+    expect(resumed.adopted).toEqual([...chain, outcome.digests[0].name, then[0].name]);
+    expect((await verify(account.accountId, { publicKeys: [publicKey()] })).violations.map((v) => v.check)).toEqual(Array(6).fill("digest_foreign"));
   });
 });

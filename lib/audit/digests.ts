@@ -7,6 +7,7 @@
 // says what this protects against and what it cannot.
 import crypto from "node:crypto";
 import { type SQL, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { auditDigestConfig, type AuditDigestConfig } from "../env";
@@ -48,7 +49,11 @@ export function chainHead(previous: string, seq: number, fingerprint: string): s
   return crypto.createHash("sha256").update(`${previous}|${seq}:${fingerprint}`).digest("hex");
 }
 
-/** An account's rows of one log signed by a digest: those after `from_seq` up to `last_seq`. */
+/**
+ * An account's rows of one log signed by a digest: those after `from_seq` up to `last_seq`. Its
+ * first segment has `from_seq` 0 and signs every row up to `last_seq`, from the lowest: rows at 0
+ * and below are refused by the database, but a writer who can get round that gets them signed too.
+ */
 export interface DigestSegment {
   from_seq: number;
   last_seq: number;
@@ -71,6 +76,47 @@ export interface DigestFile extends DigestBody {
   /** Ed25519 over canonicalJson of every other field, base64. */
   signature: string;
 }
+
+const segmentSchema = z.object({
+  from_seq: z.number().int(),
+  last_seq: z.number().int(),
+  head: z.string(),
+  rows: z.array(z.tuple([z.number().int(), z.string()])),
+});
+const digestFileSchema = z.object({
+  version: z.literal(1),
+  number: z.number().int().min(1),
+  created_at: z.string().datetime(),
+  previous: z.object({ name: z.string(), sha256: z.string() }).nullable(),
+  key_id: z.string(),
+  accounts: z.record(z.string(), z.object({ ledger: segmentSchema.optional(), activity: segmentSchema.optional() })),
+  signature: z.string(),
+});
+
+/** A digest file's content, if it is a digest numbered `number`: anything else in a digest's place is reported, never read. */
+export function parseDigest(bytes: Buffer, number: number): DigestFile | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  // The file as written, not zod's copy: the signature covers every field, known or not.
+  return digestFileSchema.safeParse(json).success && (json as DigestFile).number === number ? (json as DigestFile) : undefined;
+}
+
+/** Whether the digest's signature verifies with this public key. */
+export function signedWith(digest: DigestFile, publicKey: crypto.KeyObject): boolean {
+  return crypto.verify(null, signedBytes(digest), publicKey, Buffer.from(digest.signature, "base64"));
+}
+
+/** Whether the digest names `previous` (its file name and SHA-256) as the one before it; null: it is the first. */
+export function follows(digest: DigestFile, previous: { name: string; sha256: string } | null): boolean {
+  return previous ? digest.previous?.name === previous.name && digest.previous.sha256 === previous.sha256 : digest.previous === null;
+}
+
+/** Whether a file has the name the writer gave the digest in it (its number and creation time): a copy under another name has not. */
+export const underOwnName = (name: string, digest: DigestFile) => name === digestName(digest.number, new Date(digest.created_at));
 
 export function signedBytes(digest: DigestBody | DigestFile): Buffer {
   const { signature: _signature, ...body } = digest as DigestFile;
@@ -113,6 +159,8 @@ export interface DigestsWritten {
   digests: WrittenDigest[];
   /** Digests found in the store that the database had not recorded (a commit that failed after the write). */
   adopted: string[];
+  /** Files named like the chain's next digest that this writer did not write: left as they are, for `audit verify` to report. */
+  foreign: string[];
 }
 export type DigestOutcome = { status: "busy" | "not_due" } | DigestsWritten;
 
@@ -152,9 +200,11 @@ export async function writeAuditDigest(db: Db, options: WriteDigestOptions = {})
   const key = options.key ?? loadDigestSigningKey(config);
   const written: WrittenDigest[] = [];
   const adopted: string[] = [];
+  const foreign: string[] = [];
   for (let guard = 0; guard < 10_000; guard++) {
     const step = await db.transaction((tx) => digestStep(tx as unknown as Db, store, key, { onlyIfDue: options.onlyIfDue === true && written.length === 0, rowLimit: options.rowLimit ?? DIGEST_ROW_LIMIT }));
     if (step.status !== "written" && step.status !== "adopted") return written.length + adopted.length > 0 ? done() : { status: step.status };
+    foreign.push(...step.foreign);
     if (step.status === "adopted") adopted.push(step.name);
     else written.push(step.digest);
     if (step.status === "written" && step.complete) return done();
@@ -162,14 +212,14 @@ export async function writeAuditDigest(db: Db, options: WriteDigestOptions = {})
   return done();
 
   function done(): DigestsWritten {
-    return { status: "written", location: store.location, key_id: key.keyId, digests: written, adopted };
+    return { status: "written", location: store.location, key_id: key.keyId, digests: written, adopted, foreign };
   }
 }
 
 type Step =
   | { status: "busy" | "not_due" }
-  | { status: "adopted"; name: string }
-  | { status: "written"; digest: WrittenDigest; complete: boolean };
+  | { status: "adopted"; name: string; foreign: string[] }
+  | { status: "written"; digest: WrittenDigest; complete: boolean; foreign: string[] };
 
 async function digestStep(tx: Db, store: DigestStore, key: DigestSigningKey, o: { onlyIfDue: boolean; rowLimit: number }): Promise<Step> {
   const locked = rows<{ ok: boolean }>(await tx.execute(sql`SELECT pg_try_advisory_xact_lock(hashtextextended('tollgate.audit_digest', 0)) AS ok`))[0];
@@ -180,11 +230,20 @@ async function digestStep(tx: Db, store: DigestStore, key: DigestSigningKey, o: 
   if (o.onlyIfDue && state && !state.due) return { status: "not_due" };
   const number = (state?.last_number ?? 0) + 1;
 
-  const existing = await store.list(`${DIGEST_NAME_PREFIX}${String(number).padStart(8, "0")}-`);
-  if (existing.length > 0) return adopt(tx, store, key, state, existing[0]);
+  // A digest of this number already in the store is taken over if it is this writer's; anything else there is not, and is left.
+  const foreign: string[] = [];
+  for (const name of (await store.list(`${DIGEST_NAME_PREFIX}${String(number).padStart(8, "0")}-`)).filter((n) => DIGEST_NAME.test(n))) {
+    const bytes = await store.read(name);
+    const digest = bytes && parseDigest(bytes, number);
+    if (digest && ownDigest(name, digest, key, state)) {
+      await recordDigest(tx, digest, name, sha256Hex(bytes));
+      return { status: "adopted", name, foreign };
+    }
+    foreign.push(name);
+  }
 
   const createdAt = new Date(rows<{ now: string | Date }>(await tx.execute(sql`SELECT now() AS now`))[0].now);
-  // Per account and log, index lookups only: the last row, and where the last digest stopped.
+  // Per account and log, index lookups only: the last row, and where the last digest stopped (none: from the lowest row).
   const pending = rows<Pending>(
     await tx.execute(sql`
       SELECT a.id AS account_id, l.log, h.last_seq, h.head, l.max_seq
@@ -192,7 +251,7 @@ async function digestStep(tx: Db, store: DigestStore, key: DigestSigningKey, o: 
         CROSS JOIN LATERAL (SELECT 'ledger' AS log, (SELECT max(seq) FROM credits_ledger WHERE account_id = a.id) AS max_seq
                             UNION ALL SELECT 'activity', (SELECT max(seq) FROM account_activity WHERE account_id = a.id)) l
         LEFT JOIN audit_digest_heads h ON h.account_id = a.id AND h.log = l.log
-       WHERE l.max_seq > coalesce(h.last_seq, 0)
+       WHERE l.max_seq IS NOT NULL AND (h.last_seq IS NULL OR l.max_seq > h.last_seq)
        ORDER BY a.id, l.log`),
   );
   const accounts: DigestBody["accounts"] = {};
@@ -204,24 +263,24 @@ async function digestStep(tx: Db, store: DigestStore, key: DigestSigningKey, o: 
       break;
     }
     const log = digestLogs[p.log];
-    const from = Number(p.last_seq ?? 0);
+    const from = p.last_seq === null ? null : Number(p.last_seq);
     const max = Number(p.max_seq);
-    const segment: DigestSegment = { from_seq: from, last_seq: from, head: p.head ?? "", rows: [] };
-    for (;;) {
+    const segment: DigestSegment = { from_seq: from ?? 0, last_seq: from ?? 0, head: p.head ?? "", rows: [] };
+    for (let after = from; ; ) {
       const page = rows<{ seq: string | number; fp: string }>(
         await tx.execute(sql`
           SELECT t.seq, ${rowFingerprint(log.content("t"))} AS fp FROM ${log.table} t
-           WHERE t.account_id = ${p.account_id} AND t.seq > ${segment.last_seq} AND t.seq <= ${max}
+           WHERE t.account_id = ${p.account_id} AND ${after === null ? sql`true` : sql`t.seq > ${after}`} AND t.seq <= ${max}
            ORDER BY t.seq LIMIT ${Math.min(PAGE, budget)}`),
       );
       for (const r of page) {
         const seq = Number(r.seq);
         segment.rows.push([seq, r.fp]);
         segment.head = chainHead(segment.head, seq, r.fp);
-        segment.last_seq = seq;
+        segment.last_seq = after = seq;
       }
       budget -= page.length;
-      if (segment.last_seq >= max || page.length === 0) break;
+      if (after === null || after >= max || page.length === 0) break;
       if (budget === 0) {
         complete = false;
         break;
@@ -244,7 +303,7 @@ async function digestStep(tx: Db, store: DigestStore, key: DigestSigningKey, o: 
   if (!(await store.create(name, text))) throw new Error(`audit digest ${name} already exists in ${store.location}: another writer uses this store`);
   await recordDigest(tx, body, name, sha256Hex(text));
   const rowCount = Object.values(accounts).reduce((n, logs) => n + Object.values(logs).reduce((m, s) => m + s.rows.length, 0), 0);
-  return { status: "written", digest: { name, number, created_at: body.created_at, accounts: Object.keys(accounts).length, rows: rowCount }, complete };
+  return { status: "written", digest: { name, number, created_at: body.created_at, accounts: Object.keys(accounts).length, rows: rowCount }, complete, foreign };
 }
 
 /** Moves the writer's state past a digest: its heads, and it as the previous of the next. */
@@ -266,16 +325,14 @@ async function recordDigest(tx: Db, body: DigestBody, name: string, sha256: stri
                                    last_created_at = excluded.last_created_at, updated_at = now()`);
 }
 
-/** A digest in the store that the database has not recorded (its commit failed): its heads are taken over, if it is ours and follows on. */
-async function adopt(tx: Db, store: DigestStore, key: DigestSigningKey, state: State | undefined, name: string): Promise<Step> {
-  const bytes = (await store.read(name))!;
-  const digest = JSON.parse(bytes.toString("utf8")) as DigestFile;
-  const follows = state ? digest.previous?.name === state.last_name && digest.previous.sha256 === state.last_sha256 : digest.previous === null;
-  if (digest.key_id !== key.keyId || !crypto.verify(null, signedBytes(digest), key.publicKey, Buffer.from(digest.signature, "base64")) || !follows) {
-    throw new Error(`audit digest ${name} in ${store.location} was not written from this database's state by this key: it cannot be continued (see docs/audit.md)`);
-  }
-  await recordDigest(tx, digest, name, sha256Hex(bytes));
-  return { status: "adopted", name };
+/**
+ * A digest in the store is this writer's (one whose commit failed, or a chain whose record was
+ * erased) when its key signed it, it names the last digest the database recorded, and it has the
+ * name the writer gave it (a copy under another name is not the one the next digest names).
+ */
+function ownDigest(name: string, digest: DigestFile, key: DigestSigningKey, state: State | undefined): boolean {
+  const recorded = state ? { name: state.last_name, sha256: state.last_sha256 } : null;
+  return follows(digest, recorded) && underOwnName(name, digest) && digest.key_id === key.keyId && signedWith(digest, key.publicKey);
 }
 
 const TICK_MS = 5 * 60_000;

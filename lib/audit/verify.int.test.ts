@@ -185,6 +185,40 @@ describe("audit verify", () => {
     expect(await checksFailing(accountId)).toEqual(["activity_log_continuity"]);
   });
 
+  it("ledger rows and activity entries numbered 0 and below, by a writer who dropped the constraint, are each named with their row", async () => {
+    const { accountId } = await chargedAccount();
+    // A row at 0 that moves no balance, so that only its number is wrong; activity entries before number 1.
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql`ALTER TABLE credits_ledger DROP CONSTRAINT credits_ledger_seq_positive`);
+      await tx.execute(sql`ALTER TABLE account_activity DROP CONSTRAINT account_activity_seq_positive`);
+      await tx.execute(sql`
+        INSERT INTO credits_ledger (id, seq, account_id, entry_type, amount_credits, source_system, balance_before, balance_after, ledger_metadata, description)
+        VALUES ('led_test_seq_zero', 0, ${accountId}, 'grant_welcome_bonus', 0, 'test', 0, 0, '{"credit_kind": "bonus"}', 'by hand')`);
+      for (const seq of [-6, 0]) {
+        await tx.execute(sql`
+          INSERT INTO account_activity (account_id, seq, id, actor_type, action, hash)
+          VALUES (${accountId}, ${seq}, ${`act_test_${seq}_${accountId}`}, 'user', 'credits.granted', 'forged')`);
+      }
+      await tx.execute(sql`ALTER TABLE credits_ledger ADD CONSTRAINT credits_ledger_seq_positive CHECK (seq > 0) NOT VALID`);
+      await tx.execute(sql`ALTER TABLE account_activity ADD CONSTRAINT account_activity_seq_positive CHECK (seq > 0) NOT VALID`);
+    });
+    expect(await checksFailing(accountId)).toEqual(["seq_positive"]);
+    expect((await verifyLedger(database.db, { accountId })).violations).toEqual([
+      {
+        account_id: accountId,
+        check: "seq_positive",
+        row: { log: "ledger", seq: 0, id: "led_test_seq_zero" },
+        message: `ledger row led_test_seq_zero (account ${accountId}, seq 0) is numbered 0 or below: the log is numbered from 1, so it was written around the database's numbering`,
+      },
+      ...[-6, 0].map((seq) => ({
+        account_id: accountId,
+        check: "seq_positive",
+        row: { log: "activity", seq, id: `act_test_${seq}_${accountId}` },
+        message: `activity log entry act_test_${seq}_${accountId} (account ${accountId}, number ${seq}) is numbered 0 or below: the log is numbered from 1, so it was written around the database's numbering`,
+      })),
+    ]);
+  });
+
   it("a support user made a member of a customer account around the product (separation of duties)", async () => {
     const { accountId } = await chargedAccount();
     const support = await seedAccount(database.db, { role: "support" });

@@ -11,16 +11,8 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { verifyDigests, type DigestSummary, type DigestVerifyOptions } from "./digest-verify";
-import type { DigestLogName } from "./digests";
-
-export interface Violation {
-  account_id: string;
-  check: string;
-  message: string;
-  /** Digest checks: the digest the finding breaks, and the first row that differs from it. */
-  digest?: string;
-  row?: { log: DigestLogName; seq: number; id: string | null };
-}
+import { digestLogs, type DigestLogName } from "./digests";
+import type { Violation } from "./violation";
 
 export interface VerifyReport {
   ok: boolean;
@@ -55,6 +47,8 @@ interface Check {
   name: string;
   query: (account: Scope, opts: Required<Omit<VerifyOptions, "accountId" | "digests">>) => SQL;
   message: (row: Record<string, string | null>) => string;
+  /** The row a violation names, for checks about one row of the ledger or the activity log. */
+  row?: (row: Record<string, string | null>) => Violation["row"];
 }
 
 /** Per account: the ledger summed in total and per credit kind (a row names its kind or its split). */
@@ -291,8 +285,25 @@ const checks: Check[] = [
     message: (r) => `${r.entry_type} row ${r.id} (${r.amount_credits} credits) names reversal ${r.source_ref_id}, which is not the account's`,
   },
   {
+    // Both logs are numbered from 1 (the ledger by its sequence, the activity log by the account's
+    // last entry + 1) and a constraint refuses 0 and below since migration 0030: such a row was
+    // written around the numbering, or before the constraint and kept (docs/audit.md).
+    name: "seq_positive",
+    query: (account) => sql`
+      SELECT account_id, 'ledger' AS log, seq, id FROM credits_ledger WHERE ${account()} AND seq <= 0
+      UNION ALL
+      SELECT account_id, 'activity', seq, id FROM account_activity WHERE ${account()} AND seq <= 0
+      ORDER BY account_id, log DESC, seq`,
+    message: (r) => {
+      const l = digestLogs[r.log as DigestLogName];
+      return `${l.noun} ${r.id} (account ${r.account_id}, ${l.position} ${r.seq}) is numbered 0 or below: the log is numbered from 1, so it was written around the database's numbering`;
+    },
+    row: (r) => ({ log: r.log as DigestLogName, seq: Number(r.seq), id: r.id }),
+  },
+  {
     // The account activity log (lib/accounts/activity.ts): numbered from 1 without gaps, each row's
-    // prev_hash the previous row's hash, and each hash re-computed from the row's content.
+    // prev_hash the previous row's hash, and each hash re-computed from the row's content. Entries
+    // numbered 0 or below are seq_positive's, not gaps before entry 1.
     name: "activity_log_continuity",
     query: (account) => sql`
       SELECT account_id, seq, id, prev_seq, problem FROM (
@@ -300,7 +311,7 @@ const checks: Check[] = [
                CASE WHEN a.seq <> coalesce(lag(a.seq) OVER w, 0) + 1 THEN 'gap'
                     WHEN a.prev_hash IS DISTINCT FROM lag(a.hash) OVER w THEN 'broken link'
                     WHEN a.hash <> ${chainedHash(sql`a.prev_hash`, activityContent("a"))} THEN 'altered content' END AS problem
-          FROM account_activity a WHERE ${account("a")}
+          FROM account_activity a WHERE ${account("a")} AND a.seq > 0
         WINDOW w AS (PARTITION BY a.account_id ORDER BY a.seq)) chained
        WHERE problem IS NOT NULL`,
     message: (r) =>
@@ -345,7 +356,9 @@ async function verifyInvariants(db: Db, options: Omit<VerifyOptions, "digests">)
   for (const check of checks) {
     const found = rows<Record<string, string | null>>(await db.execute(sql`${check.query(account, opts)} LIMIT ${opts.limit + 1}`));
     if (found.length > opts.limit) truncated.push(check.name);
-    for (const row of found.slice(0, opts.limit)) violations.push({ account_id: row.account_id ?? "", check: check.name, message: check.message(row) });
+    for (const row of found.slice(0, opts.limit)) {
+      violations.push({ account_id: row.account_id ?? "", check: check.name, message: check.message(row), ...(check.row && { row: check.row(row) }) });
+    }
   }
   const counted = rows<{ n: string }>(await db.execute(sql`SELECT count(*) AS n FROM credit_balances WHERE ${account()}`))[0];
   return { ok: violations.length === 0, accounts_checked: Number(counted.n), checked_at: opts.now.toISOString(), violations, truncated };

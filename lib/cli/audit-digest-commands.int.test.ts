@@ -92,4 +92,32 @@ describe(`audit digest commands (${testDbKind()})`, () => {
     });
     expect((await cli(env, "audit", "verify", "--public-key", keyFile)).code).toBe(2);
   });
+
+  it("issue 58: a backdated grant at seq -6 (the constraint dropped) is named, and a junk file at the next digest's place neither stops audit digest nor goes unreported", CHILD_PROCESSES, async () => {
+    const victim = (await createAccount(database.db, { name: "Backdated", credits: "1", actor: OPERATOR })).account_id;
+    const signedBy = (await cli(env, "audit", "digest")).json.digests as { name: string; number: number }[];
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql`ALTER TABLE credits_ledger DROP CONSTRAINT credits_ledger_seq_positive`);
+      await tx.execute(sql`
+        INSERT INTO credits_ledger (id, seq, account_id, entry_type, amount_credits, source_system, balance_before, balance_after, ledger_metadata, description, created_at)
+        VALUES ('led_backdated', -6, ${victim}, 'grant_payment_recharge', 1000, 'admin', 0, 1000, '{"credit_kind": "paid"}', 'payment recharge', now() - interval '3 days')`);
+      await tx.execute(sql`ALTER TABLE credits_ledger ADD CONSTRAINT credits_ledger_seq_positive CHECK (seq > 0) NOT VALID`);
+    });
+    const junk = `digest-${String(signedBy[0].number + 1).padStart(8, "0")}-20000101T000000Z.json`;
+    fs.writeFileSync(path.join(digests, junk), "junk");
+
+    const next = await cli(env, "audit", "digest");
+    expect(next.code).toBe(0);
+    expect(next.json).toMatchObject({ status: "written", digests: [{ number: signedBy[0].number + 1 }], foreign: [junk] });
+
+    const verified = await cli(env, "audit", "verify", "--account", victim, "--digests", digests, "--public-key", keyFile);
+    expect(verified.code).toBe(1);
+    expect(verified.json.violations).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ check: "seq_positive", row: { log: "ledger", seq: -6, id: "led_backdated" } }),
+        expect.objectContaining({ check: "digest_rows", digest: signedBy[0].name, row: { log: "ledger", seq: -6, id: "led_backdated" } }),
+        expect.objectContaining({ check: "digest_foreign", digest: junk }),
+      ]),
+    );
+  });
 });

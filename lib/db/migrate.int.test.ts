@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
+import path from "node:path";
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
@@ -9,6 +10,9 @@ import { migrateDatabase, migrationsFolder } from "./migrate";
 import { openDatabase } from "./open";
 import { rows } from "./row-sql";
 import type { Database } from "./types";
+import { OPERATOR } from "../accounts/activity";
+import { createAccount } from "../accounts/create-account";
+import { verifyLedger } from "../audit/verify";
 
 const migrationCount = fs.readdirSync(migrationsFolder).filter((f) => f.endsWith(".sql")).length;
 
@@ -31,6 +35,36 @@ describe("migrateDatabase", () => {
   it("runs again on a migrated database without change", async () => {
     await migrateDatabase(database);
     expect(await migratedState(database)).toEqual(MIGRATED);
+  });
+
+  it("the seq constraint is validated on a clean database; on one already holding a row at 0 or below it keeps the row, refuses new ones (NOT VALID), and verify names the row", async () => {
+    const constraints = async () =>
+      rows<{ name: string; validated: boolean }>(
+        await database.db.execute(sql`SELECT conname AS name, convalidated AS validated FROM pg_constraint WHERE conname LIKE '%\_seq\_positive' ORDER BY 1`),
+      );
+    expect(await constraints()).toEqual([
+      { name: "account_activity_seq_positive", validated: true },
+      { name: "credits_ledger_seq_positive", validated: true },
+    ]);
+
+    // A database written around the numbering before the migration: the migration is run on it again.
+    const { account_id: accountId } = await createAccount(database.db, { name: "Numbered around", credits: "0", actor: OPERATOR });
+    const row = (id: string, seq: number) => sql`
+      INSERT INTO credits_ledger (id, seq, account_id, entry_type, amount_credits, source_system, balance_before, balance_after, ledger_metadata, description)
+      VALUES (${id}, ${seq}, ${accountId}, 'grant_payment_recharge', 500, 'admin', 0, 500, '{"credit_kind": "paid"}', 'payment recharge')`;
+    await database.db.execute(sql`ALTER TABLE credits_ledger DROP CONSTRAINT credits_ledger_seq_positive`);
+    await database.db.execute(sql`ALTER TABLE account_activity DROP CONSTRAINT account_activity_seq_positive`);
+    await database.db.execute(row("led_backdated", -6));
+    const migration = fs.readdirSync(migrationsFolder).find((f) => f.endsWith("_seq_positive.sql"))!;
+    await database.db.execute(sql.raw(fs.readFileSync(path.join(migrationsFolder, migration), "utf8")));
+
+    expect(await constraints()).toEqual([
+      { name: "account_activity_seq_positive", validated: true },
+      { name: "credits_ledger_seq_positive", validated: false },
+    ]);
+    await expect(database.db.execute(row("led_backdated_again", -7))).rejects.toMatchObject({ cause: expect.objectContaining({ code: "23514" }) });
+    const { violations } = await verifyLedger(database.db, { accountId });
+    expect(violations).toContainEqual(expect.objectContaining({ check: "seq_positive", row: { log: "ledger", seq: -6, id: "led_backdated" } }));
   });
 
   if (testDbKind() === "postgres") {

@@ -64,7 +64,10 @@ export function bootstrap(): Promise<Bootstrapped> {
     });
     // One instance an hour signs every account's ledger and activity heads, with a key kept outside the database.
     const stopDigests = startAuditDigests(db, {
-      written: (o) => logger.info({ digests: o.digests.map((d) => d.name), location: o.location }, "audit digest written"),
+      written: (o) => {
+        logger.info({ digests: o.digests.map((d) => d.name), location: o.location }, "audit digest written");
+        if (o.foreign.length > 0) logger.warn({ files: o.foreign, location: o.location }, "audit digest store holds files this writer did not write (audit verify --digests reports them)");
+      },
       error: (err) => logger.error({ err: err.message }, "audit digest failed"),
     });
     // Payments on: one instance a night matches yesterday's Stripe balance transactions to the ledger.

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigserial, index, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigserial, check, index, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
 import { createdAt, credits } from "./columns";
 
@@ -21,6 +21,8 @@ export type LedgerEntryType = (typeof ledgerEntryTypes)[number];
 /**
  * The credits ledger: append-only (a trigger rejects UPDATE, DELETE and TRUNCATE).
  * `seq` orders an account's rows; each row's balance_before equals the previous row's balance_after.
+ * It is above zero (migration 0030: a row numbered around the sequence is refused, and the signed
+ * digests start from an account's lowest row anyway).
  */
 export const creditsLedger = pgTable(
   "credits_ledger",
@@ -56,5 +58,6 @@ export const creditsLedger = pgTable(
     // number of webhook deliveries, held by the database; and a payment's or reversal's rows by its id.
     uniqueIndex("ledger_stripe_grant_uq").on(t.sourceRefId).where(sql`${t.entryType} = 'grant_payment_recharge' AND ${t.sourceSystem} = 'stripe'`),
     index("ledger_stripe_ref_idx").on(t.sourceRefId).where(sql`${t.sourceSystem} = 'stripe'`),
+    check("credits_ledger_seq_positive", sql`${t.seq} > 0`),
   ],
 );

@@ -1,5 +1,5 @@
-
-import { bigint, index, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { bigint, check, index, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { userRoles } from "../../vocab/roles";
 import { accounts } from "./accounts";
 import { createdAt, tsz } from "./columns";
@@ -48,8 +48,9 @@ export const accountInvitations = pgTable(
 /**
  * The account's activity log: every change to the account, append-only (a trigger rejects UPDATE,
  * DELETE and TRUNCATE), written in the transaction of the change. Rows of an account are numbered
- * by `seq` without gaps, and each row's `hash` is the SHA-256 of the previous row's hash and its
- * own content, so `audit verify` can prove the log complete and unaltered.
+ * by `seq` from 1 without gaps (above zero by constraint, migration 0030), and each row's `hash`
+ * is the SHA-256 of the previous row's hash and its own content, so `audit verify` can prove the
+ * log complete and unaltered.
  */
 export const accountActivity = pgTable(
   "account_activity",
@@ -77,6 +78,7 @@ export const accountActivity = pgTable(
     uniqueIndex("account_activity_id_uq").on(t.id),
     index("account_activity_account_created_idx").on(t.accountId, t.createdAt.desc(), t.seq.desc()),
     index("account_activity_action_idx").on(t.accountId, t.action, t.createdAt.desc()),
+    check("account_activity_seq_positive", sql`${t.seq} > 0`),
   ],
 );
 
