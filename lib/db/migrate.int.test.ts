@@ -1,11 +1,10 @@
-import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { createTestDatabase, testDbKind } from "../testing/database";
-import { adminUrl } from "../testing/template";
+import { adminUrl, testDatabaseName } from "../testing/template";
 import { migrateDatabase, migrationsFolder } from "./migrate";
 import { openDatabase } from "./open";
 import { rows } from "./row-sql";
@@ -71,7 +70,7 @@ describe("migrateDatabase", () => {
     it("lets instances started together on one empty database take turns, then again on the migrated one", async () => {
       const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
       await admin.connect();
-      const name = `tollgate_t_${crypto.randomBytes(6).toString("hex")}`;
+      const name = testDatabaseName();
       await admin.query(`create database "${name}"`);
       const instances = await Promise.all([0, 1, 2, 3].map(() => openDatabase({ kind: "postgres", url: adminUrl(process.env.TEST_DATABASE_URL!, name), poolSize: 2 })));
       try {

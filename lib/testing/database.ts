@@ -4,7 +4,7 @@ import pg from "pg";
 import { afterAll } from "vitest";
 import { openDatabase } from "../db/open";
 import type { Database } from "../db/types";
-import { adminUrl, pgTemplateName, pgliteTemplatePath } from "./template";
+import { adminUrl, pgTemplateName, pgliteTemplatePath, testDatabaseName } from "./template";
 
 export type TestDbKind = "pglite" | "postgres";
 
@@ -27,7 +27,7 @@ export async function createTestDatabase(options: { poolSize?: number } = {}): P
   }
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error("TEST_DB_KIND=postgres needs TEST_DATABASE_URL");
-  const name = `tollgate_t_${crypto.randomBytes(6).toString("hex")}`;
+  const name = testDatabaseName();
   await withAdmin(url, async (admin) => {
     for (let attempt = 0; ; attempt++) {
       try {

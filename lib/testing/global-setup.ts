@@ -3,7 +3,7 @@ import fs from "node:fs";
 import pg from "pg";
 import { openDatabase } from "../db/open";
 import { migrateDatabase } from "../db/migrate";
-import { adminUrl, pgTemplateName, pgliteTemplatePath } from "./template";
+import { adminUrl, mayDropTestDatabase, pgTemplateName, pgliteTemplatePath, testRunTag } from "./template";
 
 /**
  * Builds the migrated database templates once per run: a PGlite data-dir dump (each test file
@@ -11,6 +11,7 @@ import { adminUrl, pgTemplateName, pgliteTemplatePath } from "./template";
  * template database that each test file clones.
  */
 export default async function setup() {
+  testRunTag();
   const dump = pgliteTemplatePath();
   if (!fs.existsSync(dump)) {
     const database = await openDatabase({ kind: "pglite" });
@@ -73,13 +74,15 @@ export default async function setup() {
 
 /**
  * Drops the test files' databases nobody is connected to: at the start of a run those of runs
- * killed before their teardown, at its end this run's (its files' processes have exited). A run
- * going on beside this one keeps its databases: it is connected to them.
+ * killed before their teardown long ago, at its end this run's (its files' processes have exited).
+ * A run going on beside this one keeps its databases, also while none of its files is connected.
  */
 async function dropIdleTestDatabases(admin: pg.Client): Promise<void> {
-  const stale = await admin.query<{ datname: string }>(
+  const idle = await admin.query<{ datname: string }>(
     `select datname from pg_database d where datname like 'tollgate\\_t\\_%'
         and not exists (select 1 from pg_stat_activity a where a.datname = d.datname)`,
   );
-  for (const { datname } of stale.rows) await admin.query(`drop database if exists "${datname}"`).catch(() => undefined);
+  for (const { datname } of idle.rows) {
+    if (mayDropTestDatabase(datname)) await admin.query(`drop database if exists "${datname}"`).catch(() => undefined);
+  }
 }
