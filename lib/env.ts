@@ -210,7 +210,7 @@ export interface PaymentSettings {
 }
 
 /**
- * Payments through Stripe (lib/billing/payment-config.ts checks the amounts): undefined while
+ * Payments through Stripe (lib/payments/payment-config.ts checks the amounts): undefined while
  * STRIPE_SECRET_KEY is unset. Read at each use like OUTBOUND_FILE_URLS, so the tests' settings and
  * the CLI's take effect without a restart of the module.
  */

@@ -13,8 +13,8 @@ import { grantCredits } from "../billing/grant-credits";
 import { setBudget } from "../billing/budgets";
 import { verifyChecks, verifyLedger } from "./verify";
 import { configurePayments, startFakeStripe, type FakeStripe } from "../testing/fake-stripe";
-import { startCheckout } from "../billing/payments";
-import { applyStripeEvent } from "../billing/stripe-events";
+import { startCheckout } from "../payments/payments";
+import { applyStripeEvent } from "../payments/stripe-events";
 
 let database: Database;
 let server: TestServer;

@@ -10,7 +10,7 @@ import { startTestServer } from "../testing/server";
 import { callApi, seedAccount } from "../testing/fixtures";
 import { parseCsv } from "../testing/csv";
 import { configurePayments, deliverStripeEvent, startFakeStripe, TEST_WEBHOOK_SECRET, type FakeStripe } from "../testing/fake-stripe";
-import { RECONCILIATION_CSV_COLUMNS } from "../billing/reconciliation-csv";
+import { RECONCILIATION_CSV_COLUMNS } from "../payments/reconciliation-csv";
 import type { Database } from "../db/types";
 
 

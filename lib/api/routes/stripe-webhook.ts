@@ -3,7 +3,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
 import { apiOk } from "../../http/responses";
 import { InvalidQuerySchema, PublicApiErrorSchema, apiResponse } from "../../http/schemas";
-import { receiveStripeWebhook } from "../../billing/stripe-events";
+import { receiveStripeWebhook } from "../../payments/stripe-events";
 import { BILLING_EXTENSION, StripeWebhookResultSchema } from "./billing-schemas";
 
 const error = (description: string) => ({ description, content: { "application/json": { schema: PublicApiErrorSchema } } });

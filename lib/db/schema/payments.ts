@@ -5,9 +5,9 @@ import { accounts } from "./accounts";
 import { createdAt, credits, tsz, updatedAt } from "./columns";
 
 /**
- * A purchase of credits through Stripe Checkout (lib/billing/payments.ts). The grant is written only
+ * A purchase of credits through Stripe Checkout (lib/payments/payments.ts). The grant is written only
  * from Stripe's signed webhook, in the transaction that moves the row from `pending` to `succeeded`
- * (lib/billing/stripe-events.ts): a succeeded payment names its one `grant_payment_recharge` row,
+ * (lib/payments/stripe-events.ts): a succeeded payment names its one `grant_payment_recharge` row,
  * and no other payment does (CHECK below, and the ledger's unique index on the grant's source).
  * Amounts of money are integers in the currency's minor unit, as Stripe counts them.
  */
@@ -52,7 +52,7 @@ export const payments = pgTable(
 );
 
 /**
- * An account's auto top-up (lib/billing/auto-topup.ts): when the available balance falls below
+ * An account's auto top-up (lib/payments/auto-topup.ts): when the available balance falls below
  * `threshold_credits`, buy `amount_credits` with the card saved through Checkout in setup mode,
  * at most `daily_limit_credits` in any 24 hours. Three failed charges in a row pause it.
  */
@@ -163,7 +163,7 @@ export const stripeEvents = pgTable(
 );
 
 /**
- * The nightly reconciliation, one row per UTC day (lib/billing/reconcile-nightly.ts): the instance
+ * The nightly reconciliation, one row per UTC day (lib/payments/reconcile-nightly.ts): the instance
  * whose insert (or takeover of a claim older than the lease) returns the row runs it; the others
  * find it claimed or finished. A lease, not a lock held in a transaction, because the run waits on
  * Stripe and the embedded database has one connection.

@@ -9,7 +9,7 @@ import { credits as toDecimal, creditsToSql, isCreditString } from "../money";
 import type { Actor } from "../accounts/activity";
 import { notify } from "../alerts/notify-sql";
 import type { ReversalKind } from "../vocab/payments";
-import { grantCredits } from "./grant-credits";
+import { grantCredits } from "../billing/grant-credits";
 import { paymentConfigOrThrow, type PaymentConfig } from "./payment-config";
 import { METADATA } from "./payments";
 import { lockBalance, reversePayment, settleDebts, undoRefund } from "./payment-reversals";
