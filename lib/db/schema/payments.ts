@@ -145,6 +145,8 @@ export const paymentReversals = pgTable(
  * Every Stripe event the webhook accepted (signature checked), once by its id: a redelivery finds
  * its row (the insert is in the transaction of the event's effect), counts a replay and does
  * nothing again. `outcome` says what the event did (granted, duplicate_grant, reversed, refused_…).
+ * What the event's object said of money (amount, currency, the credits its metadata asks, Stripe's
+ * ids) is kept beside it, so a refused event is listed by the reconciliation as it came.
  */
 export const stripeEvents = pgTable(
   "stripe_events",
@@ -155,11 +157,23 @@ export const stripeEvents = pgTable(
     paymentId: text("payment_id"),
     outcome: text("outcome").notNull(),
     detail: text("detail"),
+    /** The event's object: the Checkout session, payment intent, refund, charge or dispute (`cs_…`, `pi_…`, `re_…`, `ch_…`, `dp_…`). */
+    stripeObjectId: text("stripe_object_id"),
+    stripePaymentIntentId: text("stripe_payment_intent_id"),
+    /** The money the object names, in its currency's minor unit. */
+    amountMinor: bigint("amount_minor", { mode: "number" }),
+    currency: text("currency"),
+    /** The credits its Tollgate metadata asks for (null when it has none, or not a number of credits). */
+    credits: credits("credits"),
     replays: integer("replays").notNull().default(0),
     receivedAt: tsz("received_at").notNull().defaultNow(),
     lastReplayedAt: tsz("last_replayed_at"),
   },
-  (t) => [index("stripe_events_payment_idx").on(t.paymentId)],
+  (t) => [
+    index("stripe_events_payment_idx").on(t.paymentId),
+    // The reconciliation lists the refused events of a period.
+    index("stripe_events_refused_idx").on(t.receivedAt).where(sql`${t.outcome} LIKE 'refused\\_%'`),
+  ],
 );
 
 /**
