@@ -65,8 +65,14 @@ const EnvSchema = z.object({
   /** S3 bucket for the digests instead of a directory (the S3_REGION / S3_ENDPOINT / S3_FORCE_PATH_STYLE client). */
   AUDIT_DIGEST_S3_BUCKET: z.string().min(1).optional(),
   AUDIT_DIGEST_S3_PREFIX: z.string().default("audit-digests/"),
-  /** Stripe's secret key: set, owners buy credits through Stripe Checkout (docs/billing.md, Buying credits); unset, payments are off. */
-  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  /**
+   * Stripe's secret or restricted key: set, owners buy credits through Stripe Checkout (docs/billing.md,
+   * Buying credits); unset, payments are off. Its prefix is its mode: events of the other mode are refused.
+   */
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_(live|test)_\S+$/, "STRIPE_SECRET_KEY must be a Stripe secret or restricted key (sk_live_…, sk_test_…, rk_live_…, rk_test_…)")
+    .optional(),
   /** The signing secret of the webhook endpoint (`whsec_…`); required with STRIPE_SECRET_KEY, since only the signed webhook grants. */
   STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
   /** Another host for the Stripe API (a local stand-in in tests: http://127.0.0.1:12111); unset: api.stripe.com. */
@@ -198,6 +204,8 @@ export function s3ClientConfig(): { region: string; endpoint?: string; forcePath
 
 export interface PaymentSettings {
   secretKey: string;
+  /** The key's mode (`sk_live_`/`rk_live_`): only events of the same mode are applied. */
+  livemode: boolean;
   webhookSecret: string;
   /** STRIPE_API_URL taken apart for the SDK's constructor (host, port, protocol). */
   api?: { host: string; port: number; protocol: "http" | "https" };
@@ -210,7 +218,7 @@ export interface PaymentSettings {
 }
 
 /**
- * Payments through Stripe (lib/billing/payment-config.ts checks the amounts): undefined while
+ * Payments through Stripe (lib/payments/payment-config.ts checks the amounts): undefined while
  * STRIPE_SECRET_KEY is unset. Read at each use like OUTBOUND_FILE_URLS, so the tests' settings and
  * the CLI's take effect without a restart of the module.
  */
@@ -242,6 +250,7 @@ export function paymentSettings(): PaymentSettings | undefined {
   }
   return {
     secretKey: e.STRIPE_SECRET_KEY,
+    livemode: /^(sk|rk)_live_/.test(e.STRIPE_SECRET_KEY),
     webhookSecret: e.STRIPE_WEBHOOK_SECRET!,
     api,
     timeoutMs: e.STRIPE_TIMEOUT_MS,

@@ -81,7 +81,7 @@ function browserReach(entries: string[]): Map<string, string[]> {
 }
 
 /** Server-side code the browser must never load: the database and domain areas, next-auth's server, Node. */
-const serverOnlyAreas = ["db", "accounts", "audit", "auth", "billing", "execution", "oauth", "search", "catalog", "providers", "security", "webhooks", "dashboard-session"];
+const serverOnlyAreas = ["db", "accounts", "audit", "auth", "billing", "payments", "execution", "oauth", "search", "catalog", "providers", "security", "webhooks", "dashboard-session"];
 const serverOnlyPackages = [/^next-auth(?!\/react$)(\/|$)/, /^server-only$/, /^node:/, /^pg(\/|$)/, /^@electric-sql\/pglite(\/|$)/, /^drizzle-/];
 
 function serverOnlyIn(reach: Map<string, string[]>): string[] {
@@ -92,12 +92,21 @@ function serverOnlyIn(reach: Map<string, string[]>): string[] {
 
 describe("layers", () => {
   // Domain verbs run from the CLI, a test or a worker: they know nothing of HTTP (docs/architecture.md).
-  const domainAreas = ["accounts", "alerts", "audit", "auth", "billing", "catalog", "db", "execution", "oauth", "providers", "search", "security", "webhooks"];
+  const domainAreas = ["accounts", "alerts", "audit", "auth", "billing", "catalog", "db", "execution", "oauth", "payments", "providers", "search", "security", "webhooks"];
 
   it("domain code imports neither the HTTP layer nor the web framework", () => {
     const offending = domainAreas
       .flatMap((area) => sources(`lib/${area}`))
       .flatMap((file) => importsOf(file).filter((m) => /^lib\/(http|api)\//.test(m) || m === "hono" || m.startsWith("hono/") || m.startsWith("@hono/node-server")).map((m) => `${file} → ${m}`));
+    expect(offending).toEqual([]);
+  });
+
+  // The payment processor (Stripe) calls the credits' verbs; credits and budgets never need Stripe.
+  it("credits and budgets (lib/billing) never import the payment processor (lib/payments)", () => {
+    const billing = sources("lib/billing");
+    expect(billing).toContain("lib/billing/grant-credits.ts");
+    expect(importsOf("lib/payments/stripe-events.ts")).toContain("lib/billing/grant-credits");
+    const offending = billing.flatMap((file) => [...new Set([...importsOf(file), ...runtimeImportsOf(file)])].filter((m) => m.startsWith("lib/payments/")).map((m) => `${file} → ${m}`));
     expect(offending).toEqual([]);
   });
 

@@ -1,6 +1,5 @@
 // audit verify finds each kind of broken money state: every check is shown failing on a database
 // damaged the way that check exists to catch (bypassing the product, as a bug or an operator would).
-import type Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { createTestDatabase } from "../testing/database";
@@ -13,8 +12,8 @@ import { grantCredits } from "../billing/grant-credits";
 import { setBudget } from "../billing/budgets";
 import { verifyChecks, verifyLedger } from "./verify";
 import { configurePayments, startFakeStripe, type FakeStripe } from "../testing/fake-stripe";
-import { startCheckout } from "../billing/payments";
-import { applyStripeEvent } from "../billing/stripe-events";
+import { startCheckout } from "../payments/payments";
+import { applyStripeEvent } from "../payments/stripe-events";
 
 let database: Database;
 let server: TestServer;
@@ -42,7 +41,7 @@ async function paidAccount(): Promise<{ accountId: string; paymentId: string; pa
   const seed = await seedAccount(database.db);
   const payment = await startCheckout(database.db, { accountId: seed.accountId, userId: seed.userId, credits: "100", actor: { type: "user", id: seed.userId, label: seed.email } });
   const paid = fakeStripe.pay(payment.stripe_checkout_session_id!);
-  const applied = await applyStripeEvent(database.db, fakeStripe.event("checkout.session.completed", paid.session) as unknown as Stripe.Event);
+  const applied = await applyStripeEvent(database.db, fakeStripe.event("checkout.session.completed", paid.session));
   expect(applied.outcome).toBe("granted");
   return { accountId: seed.accountId, paymentId: payment.payment_id, paymentIntentId: paid.paymentIntent.id as string };
 }
@@ -243,7 +242,7 @@ describe("audit verify", () => {
   it("a reversal whose record and ledger rows disagree, and a Stripe reversal row with no reversal", async () => {
     const { accountId, paymentIntentId } = await paidAccount();
     const refund = fakeStripe.refund(paymentIntentId, 30);
-    expect((await applyStripeEvent(database.db, fakeStripe.event("refund.created", refund) as unknown as Stripe.Event)).outcome).toBe("reversed");
+    expect((await applyStripeEvent(database.db, fakeStripe.event("refund.created", refund))).outcome).toBe("reversed");
     expect(await checksFailing(accountId)).toEqual([]);
     await database.db.execute(sql`UPDATE payment_reversals SET credits_recovered = 20 WHERE stripe_id = ${refund.id as string}`);
     expect(await checksFailing(accountId)).toEqual(["payment_reversal_matches_ledger"]);
@@ -262,9 +261,9 @@ describe("audit verify", () => {
   it("a failed refund's undone reversal counts as netting to zero; reinstated around the product while its undo grant stays, or an undo grant naming no reversal, is found", async () => {
     const { accountId, paymentIntentId } = await paidAccount();
     const refund = fakeStripe.refund(paymentIntentId, 30);
-    expect((await applyStripeEvent(database.db, fakeStripe.event("refund.created", refund) as unknown as Stripe.Event)).outcome).toBe("reversed");
+    expect((await applyStripeEvent(database.db, fakeStripe.event("refund.created", refund))).outcome).toBe("reversed");
     const failed = fakeStripe.failRefund(refund.id as string);
-    expect((await applyStripeEvent(database.db, fakeStripe.event("refund.failed", failed) as unknown as Stripe.Event)).outcome).toBe("reversal_undone");
+    expect((await applyStripeEvent(database.db, fakeStripe.event("refund.failed", failed))).outcome).toBe("reversal_undone");
     // The reversal's -30 and its undo's +30 (a Stripe grant that names no payment) are both accounted for.
     expect(await checksFailing(accountId)).toEqual([]);
     await database.db.execute(sql`UPDATE payment_reversals SET failed_at = NULL, undo_ledger_entry_id = NULL WHERE stripe_id = ${refund.id as string}`);

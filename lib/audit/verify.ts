@@ -218,7 +218,7 @@ const checks: Check[] = [
         : `live ${r.kind} grants hold ${r.live} credits but the ${r.kind} balance is ${r.balance}`,
   },
   {
-    // Payments through Stripe (lib/billing/stripe-events.ts): a Stripe grant is its payment's, and
+    // Payments through Stripe (lib/payments/stripe-events.ts): a Stripe grant is its payment's, and
     // that payment succeeded, for as many credits, naming this row (the undo of a failed refund's
     // reversal is checked with the reversals below).
     name: "payment_grant_has_payment",
@@ -244,7 +244,7 @@ const checks: Check[] = [
     message: (r) => `succeeded payment ${r.id} (${r.credits} credits) has ${r.grants} grants in the ledger`,
   },
   {
-    // Refunds and lost disputes (lib/billing/payment-reversals.ts): what a reversal says it took back
+    // Refunds and lost disputes (lib/payments/payment-reversals.ts): what a reversal says it took back
     // is what its consume_payment_refund rows took, never more than it owes. A reversal undone because
     // Stripe failed the refund gave all of that back in its one undo grant (its rows and the grant net
     // to zero, the grant named on the reversal); a standing reversal has no undo grant.

@@ -25,7 +25,7 @@ export const grantKind: Record<GrantType, CreditKind> = {
  * which consumption draws first within its kind and the sweeper expires (lib/billing/expire-grants.ts).
  *
  * Given a transaction, it runs inside it (a savepoint): a payment's grant commits with the payment's
- * change of status (lib/billing/stripe-events.ts), which names the source (`source`: system, ref
+ * change of status (lib/payments/stripe-events.ts), which names the source (`source`: system, ref
  * type and id; default the operator's `admin` / `grant`) and adds to the row's `ledger_metadata`.
  */
 export async function grantCredits(

@@ -10,7 +10,7 @@ import { startTestServer } from "../testing/server";
 import { callApi, seedAccount } from "../testing/fixtures";
 import { parseCsv } from "../testing/csv";
 import { configurePayments, deliverStripeEvent, startFakeStripe, TEST_WEBHOOK_SECRET, type FakeStripe } from "../testing/fake-stripe";
-import { RECONCILIATION_CSV_COLUMNS } from "../billing/reconciliation-csv";
+import { RECONCILIATION_CSV_COLUMNS } from "../payments/reconciliation-csv";
 import type { Database } from "../db/types";
 
 
@@ -51,7 +51,7 @@ describe(`payments reconcile through the real CLI (${testDbKind()})`, { timeout:
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.split("\n")[0]).toBe(
       "record,status,kind,created_at,account_id,currency,amount_minor,fee_minor,net_minor,stripe_source_amount_minor,ledger_amount_minor,credits," +
-        "payment_id,reversal_id,ledger_entry_ids,stripe_balance_transaction_id,stripe_source_id,stripe_payment_intent_id,detail",
+        "payment_id,reversal_id,ledger_entry_ids,stripe_balance_transaction_id,stripe_source_id,stripe_payment_intent_id,stripe_event_id,detail",
     );
     const [header, ...records] = parseCsv(r.stdout);
     expect(header).toEqual([...RECONCILIATION_CSV_COLUMNS]);
@@ -77,6 +77,7 @@ describe(`payments reconcile through the real CLI (${testDbKind()})`, { timeout:
         stripe_balance_transaction_id: txn.id,
         stripe_source_id: paid.charge.id,
         stripe_payment_intent_id: paid.paymentIntent.id,
+        stripe_event_id: "",
         detail: "",
       },
     ]);

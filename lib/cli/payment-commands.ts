@@ -1,8 +1,8 @@
-import { getPayment, listPayments, ownersOfPayment } from "../billing/payments";
+import { getPayment, listPayments, ownersOfPayment } from "../payments/payments";
 import { notFound } from "../errors";
 import { OPERATOR } from "../accounts/activity";
-import { applyMissingGrant, reconcilePayments } from "../billing/reconcile-payments";
-import { reconciliationCsv } from "../billing/reconciliation-csv";
+import { applyMissingGrant, reconcilePayments } from "../payments/reconcile-payments";
+import { reconciliationCsv } from "../payments/reconciliation-csv";
 import { paymentStatuses, type PaymentStatus } from "../vocab/payments";
 import { oneOf, optStr, str, UsageError, type CommandSpec } from "./command-kit";
 

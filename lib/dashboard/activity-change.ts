@@ -29,7 +29,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
 
-/** The fields the activity log records (lib/accounts, lib/billing, lib/auth, lib/webhooks, lib/alerts), each with its label. */
+/** The fields the activity log records (lib/accounts, lib/billing, lib/payments, lib/auth, lib/webhooks, lib/alerts), each with its label. */
 const FIELD_LABELS: Record<string, MessageKey> = {
   amount_credits: "activity.field.amount_credits",
   api_keys_kept: "activity.field.api_keys_kept",

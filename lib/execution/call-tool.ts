@@ -23,7 +23,7 @@ import { msSince } from "../timing";
 import { systemClock, type Clock } from "../clock";
 import { budgetRefusalMessage, withScopeName } from "../billing/budgets";
 import { notify } from "../alerts/notify-sql";
-import { autoTopupAfterCharge } from "../billing/auto-topup";
+import { autoTopupAfterCharge } from "../payments/auto-topup";
 import { countCall, countCreditsReserved, countCreditsSettled } from "../observability/metrics";
 
 export interface CallRequest {

@@ -12,9 +12,9 @@ import { startAdminChannel } from "./admin-channel";
 import { startAuthListener } from "../auth/auth-listener";
 import { startWebhookWorker } from "../webhooks/deliver";
 import { startAuditDigests } from "../audit/digests";
-import { paymentConfig } from "../billing/payment-config";
-import { startPaymentReconciliation } from "../billing/reconcile-nightly";
-import { startAutoTopups } from "../billing/auto-topup";
+import { paymentConfig } from "../payments/payment-config";
+import { startPaymentReconciliation } from "../payments/reconcile-nightly";
+import { startAutoTopups } from "../payments/auto-topup";
 
 export interface Bootstrapped {
   database: Database;

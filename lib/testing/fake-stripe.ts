@@ -15,7 +15,7 @@ import Stripe from "stripe";
  * `fee_details`), a refund failed later (`failRefund`) a `refund_failure` giving the money back,
  * a dispute a withdrawal when first seen and a reinstatement if won (Disputes:
  * retrieve, with its `balance_transactions`), and tests add Stripe fees and payouts (`addFee`,
- * `addPayout`). It
+ * `addPayout`), and the account itself (`GET /v1/account`). It
  * keeps the objects in memory, honours Idempotency-Key like Stripe (the same key and body answer
  * the first response; another body is an idempotency_error), records every request, and can be
  * made unreachable or slow. Tests move money with its helpers (`pay`, `refund`, `failRefund`,
@@ -38,6 +38,8 @@ export interface FakeStripeRequest {
 
 export interface FakeStripe {
   url: string;
+  /** The Stripe account the key belongs to, as `GET /v1/account` answers it. */
+  accountId: string;
   /** For STRIPE_API_URL. */
   apiUrl: string;
   requests: FakeStripeRequest[];
@@ -131,6 +133,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const idempotent = new Map<string, { body: string; status: number; response: unknown }>();
   const fake = {
     url: "",
+    accountId: `acct_${random(8)}`,
     apiUrl: "",
     requests: [] as FakeStripeRequest[],
     mode: "up" as FakeStripe["mode"],
@@ -407,6 +410,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 
   function api(method: string, path: string, params: Json, res: http.ServerResponse) {
     let m: RegExpExecArray | null;
+    if (method === "GET" && path === "/v1/account") {
+      return send(res, 200, { id: fake.accountId, object: "account", type: "standard", country: "US", default_currency: "usd", charges_enabled: true, payouts_enabled: true });
+    }
     if (method === "POST" && path === "/v1/checkout/sessions") {
       try {
         return send(res, 200, visible(createSession(params)));

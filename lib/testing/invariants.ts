@@ -35,7 +35,7 @@ export async function assertBurnOrderReplays(db: Db, accountId: string): Promise
     if (row.entry_type.startsWith("grant_") && typeof meta.expires_at === "string") {
       lots.set(row.id, { kind: meta.credit_kind as string, expires: new Date(meta.expires_at).toISOString(), remaining: micro(row.amount_credits) });
     }
-    // A payment's reversal takes paid credits outside the lots (lib/billing/payment-reversals.ts).
+    // A payment's reversal takes paid credits outside the lots (lib/payments/payment-reversals.ts).
     if (!row.entry_type.startsWith("consume_") || row.entry_type === "consume_payment_refund") continue;
     const expected: Record<string, string> = {};
     for (const [kind, share] of Object.entries(meta.credit_split as Record<string, string>)) {

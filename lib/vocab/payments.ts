@@ -26,8 +26,12 @@ export const AUTO_TOPUP_MAX_FAILURES = 3;
 export const reversalKinds = ["refund", "dispute_lost"] as const;
 export type ReversalKind = (typeof reversalKinds)[number];
 
-/** A reconciliation line's status (docs/billing.md, Reconciliation): the last is payouts' and Stripe's fees', which have no ledger side. */
-export const reconcileStatuses = ["matched", "missing_in_ledger", "missing_in_stripe", "amount_differs", "no_ledger_side"] as const;
+/**
+ * A reconciliation line's status (docs/billing.md, Reconciliation): `refused_event` is a Stripe event
+ * the webhook refused (another price, currency, account or mode), kept for the operator; the last is
+ * payouts' and Stripe's fees', which have no ledger side.
+ */
+export const reconcileStatuses = ["matched", "missing_in_ledger", "missing_in_stripe", "amount_differs", "refused_event", "no_ledger_side"] as const;
 export type ReconcileStatus = (typeof reconcileStatuses)[number];
 
 /** What a reconciliation line is: Stripe's balance transaction types as Tollgate matches them (`refund_failure`: a refund Stripe failed gave its money back). */

@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
 import { apiOk } from "../../http/responses";
 import { PublicApiErrorSchema, accountErrorResponses, apiResponse } from "../../http/schemas";
-import { getAutoTopup, removeCard, setAutoTopup, startCardSetup } from "../../billing/auto-topup";
+import { getAutoTopup, removeCard, setAutoTopup, startCardSetup } from "../../payments/auto-topup";
 import { auditErrorResponses, auditRead } from "../audit-route-support";
 import { requestActor } from "../request-actor";
 import { AutoTopupBodySchema, AutoTopupSchema, BILLING_EXTENSION, CardSetupSchema, PaymentListQuerySchema } from "./billing-schemas";

@@ -2,7 +2,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
 import { PublicApiErrorSchema, accountErrorResponses, apiResponse } from "../../http/schemas";
-import { startCheckout } from "../../billing/payments";
+import { startCheckout } from "../../payments/payments";
 import { requestActor } from "../request-actor";
 import { BILLING_EXTENSION, CheckoutBodySchema, PaymentSchema } from "./billing-schemas";
 

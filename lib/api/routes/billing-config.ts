@@ -3,7 +3,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
 import { apiOk } from "../../http/responses";
 import { accountErrorResponses, apiResponse } from "../../http/schemas";
-import { billingConfig } from "../../billing/payments";
+import { billingConfig } from "../../payments/payments";
 import { BILLING_EXTENSION, BillingConfigSchema } from "./billing-schemas";
 
 const route = createRoute({

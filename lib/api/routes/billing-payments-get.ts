@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
 import { apiOk } from "../../http/responses";
 import { apiResponse } from "../../http/schemas";
-import { getPayment, ownersOfPayment } from "../../billing/payments";
+import { getPayment, ownersOfPayment } from "../../payments/payments";
 import { auditErrorResponses, auditRead } from "../audit-route-support";
 import { BILLING_EXTENSION, PaymentListQuerySchema, PaymentSchema } from "./billing-schemas";
 

@@ -3,7 +3,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
 import { apiOk } from "../../http/responses";
 import { apiResponse } from "../../http/schemas";
-import { listPayments } from "../../billing/payments";
+import { listPayments } from "../../payments/payments";
 import { auditErrorResponses, auditRead } from "../audit-route-support";
 import { BILLING_EXTENSION, PaymentListQuerySchema, PaymentListSchema } from "./billing-schemas";
 

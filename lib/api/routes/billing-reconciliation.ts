@@ -3,8 +3,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
 import { apiOk } from "../../http/responses";
 import { apiResponse } from "../../http/schemas";
-import { reconcilePayments } from "../../billing/reconcile-payments";
-import { reconciliationCsv } from "../../billing/reconciliation-csv";
+import { reconcilePayments } from "../../payments/reconcile-payments";
+import { reconciliationCsv } from "../../payments/reconciliation-csv";
 import { auditErrorResponses, auditRead, csvHeaders } from "../audit-route-support";
 import { BILLING_EXTENSION, ReconciliationQuerySchema, ReconciliationSchema } from "./billing-schemas";
 

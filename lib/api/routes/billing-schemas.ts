@@ -92,7 +92,12 @@ export const StripeWebhookResultSchema = z
   .object({
     event_id: z.string(),
     type: z.string(),
-    outcome: z.string().openapi({ description: "What the event did: granted, duplicate_grant, awaiting_payment, expired, failed, reversed, duplicate_reversal, dispute_opened, dispute_lost_reversed, refused_… (logged), ignored_…" }),
+    outcome: z.string().openapi({
+      description:
+        "What the event did: granted, duplicate_grant, awaiting_payment, expired, failed, reversed, duplicate_reversal, dispute_opened, dispute_lost_reversed, " +
+        "refused_… (nothing granted or taken; logged, listed by the reconciliation: refused_price_mismatch, refused_currency_mismatch, refused_amount_mismatch, " +
+        "refused_livemode_mismatch, refused_stripe_account_mismatch, refused_unknown_account, refused_foreign_account, refused_bad_metadata), ignored_…",
+    }),
     duplicate: z.boolean().openapi({ description: "This event id was received before: nothing was done again" }),
     payment_id: z.string().nullable(),
     ledger_entry_id: z.string().nullable(),
@@ -110,7 +115,7 @@ export const ReconciliationLineSchema = z
   .object({
     status: z.enum(reconcileStatuses).openapi({
       description:
-        "matched; missing_in_ledger (in Stripe, not in the ledger); missing_in_stripe (in the ledger, not in Stripe); amount_differs; no_ledger_side (payouts, Stripe's fees: listed and summed)",
+        "matched; missing_in_ledger (in Stripe, not in the ledger); missing_in_stripe (in the ledger, not in Stripe); amount_differs; refused_event (a Stripe event the webhook refused: another price, currency, Stripe account or mode; nothing granted or taken); no_ledger_side (payouts, Stripe's fees: listed and summed)",
     }),
     kind: z.enum(reconcileKinds),
     created_at: z.string(),
@@ -128,6 +133,7 @@ export const ReconciliationLineSchema = z
     stripe_balance_transaction_id: z.string().nullable(),
     stripe_source_id: z.string().nullable(),
     stripe_payment_intent_id: z.string().nullable(),
+    stripe_event_id: z.string().nullable().openapi({ description: "The refused Stripe event (`evt_…`) of a refused_event line; null on the others" }),
     detail: z.string().nullable(),
   })
   .openapi("ReconciliationLine");

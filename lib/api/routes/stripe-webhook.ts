@@ -3,7 +3,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/context";
 import { apiOk } from "../../http/responses";
 import { InvalidQuerySchema, PublicApiErrorSchema, apiResponse } from "../../http/schemas";
-import { receiveStripeWebhook } from "../../billing/stripe-events";
+import { receiveStripeWebhook } from "../../payments/stripe-events";
 import { BILLING_EXTENSION, StripeWebhookResultSchema } from "./billing-schemas";
 
 const error = (description: string) => ({ description, content: { "application/json": { schema: PublicApiErrorSchema } } });
@@ -20,10 +20,15 @@ const route = createRoute({
     "(300 s tolerance). Events handled: checkout.session.completed / async_payment_succeeded / async_payment_failed / expired, " +
     "payment_intent.succeeded, refund.created / refund.updated / refund.failed, charge.refunded, charge.dispute.created / charge.dispute.closed. " +
     "An event id already received answers 200 and does nothing again. A refund or dispute of a payment not granted yet answers " +
-    "409, so that Stripe delivers it again later.",
+    "409, so that Stripe delivers it again later. An event of another Stripe account or mode, a purchase at another price or currency, " +
+    "or a refund in another currency than its payment is refused (outcome refused_…, 200: Stripe stops retrying), grants or takes nothing, " +
+    "and is listed by the reconciliation as refused_event.",
   responses: {
     200: { description: "Received (applied, or received before)", content: { "application/json": { schema: apiResponse(StripeWebhookResultSchema, "StripeWebhookResponse") } } },
-    400: { description: "Unsigned, badly signed, or signed too long ago (replayed): refused and logged", content: { "application/json": { schema: InvalidQuerySchema } } },
+    400: {
+      description: "Unsigned, badly signed, or signed too long ago (replayed); or signed but not an event Tollgate can use (not an event, or a handled event whose object lacks a field or has one of the wrong shape, named in the message): refused and logged, nothing recorded",
+      content: { "application/json": { schema: InvalidQuerySchema } },
+    },
     404: error("Payments are not configured on this server"),
     409: error("A refund or dispute of a payment not granted yet: delivered again later"),
     502: error("Stripe could not be reached for what the event needs: delivered again later"),

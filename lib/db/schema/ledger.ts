@@ -54,7 +54,7 @@ export const creditsLedger = pgTable(
     // Audit reads (lib/audit): the event link of search charges, and amount bounds / largest amounts.
     index("ledger_usage_event_idx").on(t.usageEventId),
     index("ledger_account_abs_amount_idx").on(t.accountId, sql`abs(${t.amountCredits}) DESC`, t.createdAt.desc()),
-    // Payments through Stripe (lib/billing/stripe-events.ts): one grant per payment whatever the
+    // Payments through Stripe (lib/payments/stripe-events.ts): one grant per payment whatever the
     // number of webhook deliveries, held by the database; and a payment's or reversal's rows by its id.
     uniqueIndex("ledger_stripe_grant_uq").on(t.sourceRefId).where(sql`${t.entryType} = 'grant_payment_recharge' AND ${t.sourceSystem} = 'stripe'`),
     index("ledger_stripe_ref_idx").on(t.sourceRefId).where(sql`${t.sourceSystem} = 'stripe'`),

@@ -5,9 +5,9 @@ import { accounts } from "./accounts";
 import { createdAt, credits, tsz, updatedAt } from "./columns";
 
 /**
- * A purchase of credits through Stripe Checkout (lib/billing/payments.ts). The grant is written only
+ * A purchase of credits through Stripe Checkout (lib/payments/payments.ts). The grant is written only
  * from Stripe's signed webhook, in the transaction that moves the row from `pending` to `succeeded`
- * (lib/billing/stripe-events.ts): a succeeded payment names its one `grant_payment_recharge` row,
+ * (lib/payments/stripe-events.ts): a succeeded payment names its one `grant_payment_recharge` row,
  * and no other payment does (CHECK below, and the ledger's unique index on the grant's source).
  * Amounts of money are integers in the currency's minor unit, as Stripe counts them.
  */
@@ -52,7 +52,7 @@ export const payments = pgTable(
 );
 
 /**
- * An account's auto top-up (lib/billing/auto-topup.ts): when the available balance falls below
+ * An account's auto top-up (lib/payments/auto-topup.ts): when the available balance falls below
  * `threshold_credits`, buy `amount_credits` with the card saved through Checkout in setup mode,
  * at most `daily_limit_credits` in any 24 hours. Three failed charges in a row pause it.
  */
@@ -145,6 +145,8 @@ export const paymentReversals = pgTable(
  * Every Stripe event the webhook accepted (signature checked), once by its id: a redelivery finds
  * its row (the insert is in the transaction of the event's effect), counts a replay and does
  * nothing again. `outcome` says what the event did (granted, duplicate_grant, reversed, refused_…).
+ * What the event's object said of money (amount, currency, the credits its metadata asks, Stripe's
+ * ids) is kept beside it, so a refused event is listed by the reconciliation as it came.
  */
 export const stripeEvents = pgTable(
   "stripe_events",
@@ -155,15 +157,27 @@ export const stripeEvents = pgTable(
     paymentId: text("payment_id"),
     outcome: text("outcome").notNull(),
     detail: text("detail"),
+    /** The event's object: the Checkout session, payment intent, refund, charge or dispute (`cs_…`, `pi_…`, `re_…`, `ch_…`, `dp_…`). */
+    stripeObjectId: text("stripe_object_id"),
+    stripePaymentIntentId: text("stripe_payment_intent_id"),
+    /** The money the object names, in its currency's minor unit. */
+    amountMinor: bigint("amount_minor", { mode: "number" }),
+    currency: text("currency"),
+    /** The credits its Tollgate metadata asks for (null when it has none, or not a number of credits). */
+    credits: credits("credits"),
     replays: integer("replays").notNull().default(0),
     receivedAt: tsz("received_at").notNull().defaultNow(),
     lastReplayedAt: tsz("last_replayed_at"),
   },
-  (t) => [index("stripe_events_payment_idx").on(t.paymentId)],
+  (t) => [
+    index("stripe_events_payment_idx").on(t.paymentId),
+    // The reconciliation lists the refused events of a period.
+    index("stripe_events_refused_idx").on(t.receivedAt).where(sql`${t.outcome} LIKE 'refused\\_%'`),
+  ],
 );
 
 /**
- * The nightly reconciliation, one row per UTC day (lib/billing/reconcile-nightly.ts): the instance
+ * The nightly reconciliation, one row per UTC day (lib/payments/reconcile-nightly.ts): the instance
  * whose insert (or takeover of a claim older than the lease) returns the row runs it; the others
  * find it claimed or finished. A lease, not a lock held in a transaction, because the run waits on
  * Stripe and the embedded database has one connection.

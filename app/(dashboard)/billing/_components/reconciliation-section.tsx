@@ -17,7 +17,7 @@ import { InstantCell, StatusCell } from "./cells";
 import { ledgerEntryHref, useAccountInView } from "@/lib/dashboard/links";
 import { useTimeZone } from "@/lib/dashboard/time-zone";
 
-const statusTone = { matched: "green", missing_in_ledger: "red", missing_in_stripe: "red", amount_differs: "amber", no_ledger_side: "neutral" } as const;
+const statusTone = { matched: "green", missing_in_ledger: "red", missing_in_stripe: "red", amount_differs: "amber", refused_event: "red", no_ledger_side: "neutral" } as const;
 
 const column = createColumnHelper<ReconciliationLine>();
 

@@ -3,9 +3,9 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/types";
 import { rows } from "../db/row-sql";
 import { invalidInput, notFound } from "../errors";
-import { credits as toDecimal, creditsToNumber, type CreditAmount } from "../money";
+import { credits as toDecimal, creditsToNumber, creditsToSql, isCreditString, type CreditAmount } from "../money";
 import type { Actor } from "../accounts/activity";
-import { paymentConfigOrThrow, type PaymentConfig } from "./payment-config";
+import { paymentConfigOrThrow, priceRefusal, type PaymentConfig } from "./payment-config";
 import { METADATA } from "./payments";
 import { reconcileStatuses, type ReconcileKind, type ReconcileStatus } from "../vocab/payments";
 import { applyStripeEvent } from "./stripe-events";
@@ -21,7 +21,7 @@ import { Stripe, stripeClient, stripeFailure } from "./stripe-client";
 
 
 /** The statuses that are a finding: each is a notification in the nightly run. */
-export const unmatchedStatuses: readonly ReconcileStatus[] = ["missing_in_ledger", "missing_in_stripe", "amount_differs"];
+export const unmatchedStatuses: readonly ReconcileStatus[] = ["missing_in_ledger", "missing_in_stripe", "amount_differs", "refused_event"];
 
 export interface ReconciliationLine {
   status: ReconcileStatus;
@@ -48,6 +48,8 @@ export interface ReconciliationLine {
   /** The charge (`ch_…`), refund (`re_…`), dispute (`dp_…`) or payout (`po_…`). */
   stripe_source_id: string | null;
   stripe_payment_intent_id: string | null;
+  /** The Stripe event a `refused_event` line is (`evt_…`); null on the others. */
+  stripe_event_id: string | null;
   detail: string | null;
 }
 
@@ -181,6 +183,7 @@ function missingInStripe(
     stripe_balance_transaction_id: null,
     stripe_source_id: stripe.source,
     stripe_payment_intent_id: stripe.paymentIntent,
+    stripe_event_id: null,
     detail,
   };
 }
@@ -376,6 +379,7 @@ function stripeSide(txn: Txn): { line: ReconciliationLine; sourceAmount: number;
     stripe_balance_transaction_id: txn.id,
     stripe_source_id: sourceIdOf(txn),
     stripe_payment_intent_id: intentOf(txn),
+    stripe_event_id: null,
     detail: null,
   };
   return { line, sourceAmount: Math.abs(source?.amount ?? txn.amount), sourceCurrency: source?.currency ?? txn.currency };
@@ -754,6 +758,8 @@ export async function reconcilePayments(
     lines.push(missingInStripe("refund_failure", v.failed_at, v.currency, undoSide(v), stripe, "undone in the ledger (the refund failed), but Stripe has no refund_failure balance transaction for it"));
   }
 
+  lines.push(...(await refusedEventLines(db, period, input.accountId, config)));
+
   const scoped = (input.accountId ? lines.filter((l) => l.account_id === input.accountId) : lines).sort(
     (a, b) => a.created_at.localeCompare(b.created_at) || (a.stripe_balance_transaction_id ?? a.payment_id ?? "").localeCompare(b.stripe_balance_transaction_id ?? b.payment_id ?? ""),
   );
@@ -767,6 +773,64 @@ export async function reconcilePayments(
     totals: totalsOf(scoped),
     lines: scoped,
   };
+}
+
+interface RefusedEventRow {
+  event_id: string;
+  type: string;
+  outcome: string;
+  detail: string | null;
+  account_id: string | null;
+  payment_id: string | null;
+  stripe_object_id: string | null;
+  stripe_payment_intent_id: string | null;
+  amount_minor: string | number | null;
+  currency: string | null;
+  credits: string | null;
+  received_at: Date | string;
+}
+
+/** What a refused event would have moved, by its type. */
+const eventKind = (type: string): ReconcileKind =>
+  type.startsWith("checkout.session.") || type.startsWith("payment_intent.") ? "charge" : type.startsWith("refund.") || type === "charge.refunded" ? "refund" : type.startsWith("charge.dispute.") ? "dispute_loss" : "other";
+
+/**
+ * The Stripe events the webhook refused in the period (another price, currency, Stripe account or
+ * mode, an unknown or another account), as they came: nothing was granted or taken, so they carry
+ * no ledger side and count in no totals but `lines` and `unmatched`. A refused card save is not
+ * money and is left out.
+ */
+async function refusedEventLines(db: Db, period: { from: Date; to: Date }, accountId: string | undefined, config: PaymentConfig): Promise<ReconciliationLine[]> {
+  const refused = rows<RefusedEventRow>(
+    await db.execute(sql`
+      SELECT event_id, type, outcome, detail, account_id, payment_id, stripe_object_id, stripe_payment_intent_id, amount_minor, currency, credits::text AS credits, received_at
+        FROM stripe_events
+       WHERE outcome LIKE 'refused\\_%' AND outcome <> 'refused_card'
+         AND received_at >= ${period.from.toISOString()}::timestamptz AND received_at < ${period.to.toISOString()}::timestamptz
+         ${accountId ? sql`AND account_id = ${accountId}` : sql``}
+       ORDER BY received_at, event_id`),
+  );
+  return refused.map((e) => ({
+    status: "refused_event",
+    kind: eventKind(e.type),
+    created_at: iso(e.received_at),
+    currency: e.currency ?? config.currency,
+    amount_minor: null,
+    fee_minor: null,
+    net_minor: null,
+    stripe_source_amount_minor: e.amount_minor === null ? null : Number(e.amount_minor),
+    ledger_amount_minor: null,
+    credits: e.credits === null ? null : creditsToNumber(e.credits),
+    account_id: e.account_id,
+    payment_id: e.payment_id,
+    reversal_id: null,
+    ledger_entry_ids: [],
+    stripe_balance_transaction_id: null,
+    stripe_source_id: e.stripe_object_id,
+    stripe_payment_intent_id: e.stripe_payment_intent_id,
+    stripe_event_id: e.event_id,
+    detail: `Stripe's ${e.type} was refused (${e.outcome}${e.detail ? `: ${e.detail}` : ""}); nothing was granted or taken`,
+  }));
 }
 
 function totalsOf(lines: ReconciliationLine[]): CurrencyTotals[] {
@@ -839,21 +903,18 @@ export async function applyMissingGrant(db: Db, input: { id: string; confirm: bo
   const accountId = meta[METADATA.accountId];
   if (!paymentId || !accountId) throw invalidInput(`Payment intent ${intent.id} carries no Tollgate metadata: it is not a purchase of credits`);
   if (intent.status !== "succeeded") throw invalidInput(`Payment intent ${intent.id} is ${intent.status}: only a succeeded payment is granted`);
-  const result = { payment_id: paymentId, account_id: accountId, credits: meta[METADATA.credits] ?? "", amount_minor: intent.amount_received, currency: intent.currency, stripe_payment_intent_id: intent.id };
-  const existing = rows<{ status: string; ledger_entry_id: string | null }>(await db.execute(sql`SELECT status, ledger_entry_id FROM payments WHERE id = ${paymentId}`))[0];
+  const existing = rows<{ status: string; ledger_entry_id: string | null; credits: string }>(
+    await db.execute(sql`SELECT status, ledger_entry_id, credits::text AS credits FROM payments WHERE id = ${paymentId}`),
+  )[0];
+  // What a recorded payment grants is its own credits; an unrecorded one's, its metadata's at this server's price (the webhook's check, said before anything is written).
+  const credits = existing ? creditsToSql(existing.credits) : (meta[METADATA.credits] ?? "");
+  const result = { payment_id: paymentId, account_id: accountId, credits, amount_minor: intent.amount_received, currency: intent.currency, stripe_payment_intent_id: intent.id };
   if (existing?.status === "succeeded") return { ...result, outcome: "already_granted", ledger_entry_id: existing.ledger_entry_id };
+  const refused = !existing && isCreditString(credits) ? priceRefusal(config, { credits, amountMinor: intent.amount_received, currency: intent.currency }) : undefined;
+  if (refused) throw invalidInput(`Payment intent ${intent.id} is not a purchase at this server's price (${refused.outcome}): ${refused.detail}. Nothing was granted`);
   if (!input.confirm) return { ...result, outcome: "would_grant", ledger_entry_id: null };
-  const event = {
-    id: `evt_reconcile_${intent.id}`,
-    object: "event",
-    type: "payment_intent.succeeded",
-    created: Math.floor(Date.now() / 1000),
-    data: { object: intent },
-    livemode: intent.livemode,
-    pending_webhooks: 0,
-    request: { id: null, idempotency_key: null },
-    api_version: null,
-  } as unknown as Stripe.Event;
+  // Stripe's own intent, read with the server's key: of its account; its mode is the key's.
+  const event = { id: `evt_reconcile_${intent.id}`, object: "event", type: "payment_intent.succeeded", livemode: intent.livemode, data: { object: intent } };
   const applied = await applyStripeEvent(db, event, config, input.actor);
   const after = rows<{ status: string; ledger_entry_id: string | null }>(await db.execute(sql`SELECT status, ledger_entry_id FROM payments WHERE id = ${paymentId}`))[0];
   return { ...result, outcome: applied.duplicate ? `already_applied (${applied.outcome})` : applied.outcome, ledger_entry_id: after?.ledger_entry_id ?? null };

@@ -104,7 +104,7 @@ describe("the payments reconciliation", () => {
     expect(lineOf(report, { stripe_source_id: foreign.charge.id as string })).toEqual([expect.objectContaining({ status: "missing_in_ledger", currency: "eur", account_id: null, payment_id: null })]);
     expect(lineOf(report, { payment_id: otherMatched.paymentId })).toEqual([expect.objectContaining({ status: "matched", account_id: other.accountId })]);
 
-    expect(report.counts).toEqual({ matched: 3, missing_in_ledger: 2, missing_in_stripe: 1, amount_differs: 1, no_ledger_side: 2 });
+    expect(report.counts).toEqual({ matched: 3, missing_in_ledger: 2, missing_in_stripe: 1, amount_differs: 1, refused_event: 0, no_ledger_side: 2 });
     expect(report.unmatched).toBe(4);
     // usd: charges 100 + 300 + 500 + 399, refund −40; fees on the four charges and Stripe's 150; payouts apart.
     const usdFees = feeOf(100) + feeOf(300) + feeOf(500) + feeOf(400) + 150;
@@ -116,7 +116,7 @@ describe("the payments reconciliation", () => {
     // One account's report: its lines only (no fees, payouts, other accounts or other products).
     const own = (await cli(["--from", FROM, "--to", TO, "--account", owner.accountId])) as ReconciliationReport;
     expect(new Set(own.lines.map((l) => l.account_id))).toEqual(new Set([owner.accountId]));
-    expect(own.counts).toEqual({ matched: 2, missing_in_ledger: 1, missing_in_stripe: 1, amount_differs: 1, no_ledger_side: 0 });
+    expect(own.counts).toEqual({ matched: 2, missing_in_ledger: 1, missing_in_stripe: 1, amount_differs: 1, refused_event: 0, no_ledger_side: 0 });
 
     // CSV: the same lines and a total per currency, parsed back.
     const csv = (await cli(["--from", FROM, "--to", TO, "--csv"])) as string;

@@ -14,7 +14,7 @@ import { debtCredits } from "./payment-reversals";
 /**
  * Buying credits through Stripe Checkout (docs/billing.md, Buying credits). This module starts a
  * purchase and reads payments; the grant is written only from Stripe's signed webhook
- * (lib/billing/stripe-events.ts), never here.
+ * (lib/payments/stripe-events.ts), never here.
  */
 
 /** The keys of the Checkout session's and payment intent's metadata: how a webhook finds its payment, even one Tollgate never recorded. */

@@ -28,8 +28,8 @@ export type NightlyOutcome =
 const yesterday = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1)).toISOString().slice(0, 10);
 const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
-/** What identifies a finding across runs: the balance transaction, else our reversal or payment. */
-const findingKey = (l: ReconciliationLine) => `payment_unmatched:${l.status}:${l.stripe_balance_transaction_id ?? l.reversal_id ?? l.payment_id}`;
+/** What identifies a finding across runs: the balance transaction or the refused event, else our reversal or payment. */
+const findingKey = (l: ReconciliationLine) => `payment_unmatched:${l.status}:${l.stripe_balance_transaction_id ?? l.stripe_event_id ?? l.reversal_id ?? l.payment_id}`;
 
 /** Reconciles the UTC day before `now` unless it has been (or is being) reconciled. */
 export async function reconcileYesterday(db: Db, config: PaymentConfig, now: Date = new Date()): Promise<NightlyOutcome> {
@@ -68,13 +68,14 @@ export async function reconcileYesterday(db: Db, config: PaymentConfig, now: Dat
         stripe_balance_transaction_id: l.stripe_balance_transaction_id,
         stripe_source_id: l.stripe_source_id,
         stripe_payment_intent_id: l.stripe_payment_intent_id,
+        stripe_event_id: l.stripe_event_id,
         detail: l.detail,
       };
       if ((await notify(db, { accountId: l.account_id, kind: "payment_unmatched", claimKey: findingKey(l), payload })).created) notified += 1;
     }
     if (unmatched.length > 0) {
       logger.warn(
-        { day, unmatched: unmatched.map((l) => ({ status: l.status, kind: l.kind, account_id: l.account_id, payment_id: l.payment_id, stripe: l.stripe_balance_transaction_id ?? l.stripe_source_id, detail: l.detail })) },
+        { day, unmatched: unmatched.map((l) => ({ status: l.status, kind: l.kind, account_id: l.account_id, payment_id: l.payment_id, stripe: l.stripe_balance_transaction_id ?? l.stripe_event_id ?? l.stripe_source_id, detail: l.detail })) },
         "payments reconciliation: lines do not match (npm run cli -- payments reconcile)",
       );
     }

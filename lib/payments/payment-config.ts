@@ -79,3 +79,27 @@ export function pricePurchase(config: PaymentConfig, input: { credits?: string; 
   if (!minor.lte(Number.MAX_SAFE_INTEGER)) throw invalidInput("That purchase is too large");
   return { credits: creditsToSql(amount), amountMinor: minor.toNumber(), currency: config.currency };
 }
+
+/** Why a payment may not be granted: refused, with what to tell the operator. */
+export interface PriceRefusal {
+  outcome: "refused_currency_mismatch" | "refused_price_mismatch";
+  detail: string;
+}
+
+/**
+ * Whether `credits` for `amountMinor` of `currency` is a purchase at this server's price, exactly:
+ * the currency is BILLING_CURRENCY and credits × CREDIT_PRICE_MINOR is the amount paid. Used where
+ * Tollgate has no payment of its own to compare with (the event or Stripe's metadata names the
+ * credits); a recorded payment is compared with its own amount, the price when it was recorded.
+ */
+export function priceRefusal(config: PaymentConfig, paid: { credits: string; amountMinor: number; currency: string }): PriceRefusal | undefined {
+  if (paid.currency !== config.currency) {
+    return { outcome: "refused_currency_mismatch", detail: `paid ${paid.amountMinor} ${paid.currency || "(no currency)"}: this server sells credits in ${config.currency}` };
+  }
+  const cost = toDecimal(paid.credits).times(config.priceMinor);
+  if (cost.eq(paid.amountMinor)) return undefined;
+  return {
+    outcome: "refused_price_mismatch",
+    detail: `${toDecimal(paid.credits).toFixed()} credits at ${config.priceMinor} minor units each cost ${cost.toFixed()} ${config.currency}, but ${paid.amountMinor} was paid`,
+  };
+}

@@ -21,6 +21,7 @@ export const RECONCILIATION_CSV_COLUMNS = [
   "stripe_balance_transaction_id",
   "stripe_source_id",
   "stripe_payment_intent_id",
+  "stripe_event_id",
   "detail",
 ] as const;
 
@@ -51,13 +52,14 @@ export function reconciliationCsv(report: ReconciliationReport): string {
       l.stripe_balance_transaction_id,
       l.stripe_source_id,
       l.stripe_payment_intent_id,
+      l.stripe_event_id,
       l.detail,
     ];
     out += csvLine(cells);
   }
   for (const t of report.totals) {
     const detail = `payouts_minor=${t.payouts_minor}; credits_granted=${t.credits_granted}; credits_reversed=${t.credits_reversed}; lines=${t.lines}; unmatched=${t.unmatched}`;
-    out += csvLine(["total", null, null, report.to, report.account_id, t.currency, t.gross_minor, t.fee_minor, t.net_minor, null, null, null, null, null, null, null, null, null, detail]);
+    out += csvLine(["total", null, null, report.to, report.account_id, t.currency, t.gross_minor, t.fee_minor, t.net_minor, null, null, null, null, null, null, null, null, null, null, detail]);
   }
   return out;
 }
