@@ -8,6 +8,7 @@ import { type SQL, and, eq, getTableColumns, getTableName, inArray, sql } from "
 import type { PgTable } from "drizzle-orm/pg-core";
 import { providers, tools } from "../db/schema";
 import type { Db } from "../db/types";
+import { own } from "../own";
 import { rows as rowsOf } from "../db/row-sql";
 import { type Manifest, type ProviderManifest, type ToolManifest, describeBillingRule } from "./manifest";
 
@@ -160,8 +161,8 @@ export function searchText(p: Pick<ProviderManifest, "name" | "i18n">, t: ToolMa
     ...t.params.flatMap((param) => [
       param.name,
       param.description,
-      zh?.params?.[param.name],
-      en?.params?.[param.name],
+      own(zh?.params, param.name),
+      own(en?.params, param.name),
       param.properties?.join(" "),
     ]),
     p.name,

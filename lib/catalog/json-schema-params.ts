@@ -1,5 +1,6 @@
 // JSON Schema → the contract's flat parameter: shared by the importers whose sources describe
 // inputs in JSON Schema (MCP tool listings, OpenAPI documents).
+import { own } from "../own";
 import { type ParamType, type ToolParam, matchesParamType } from "./manifest";
 
 /** The subset of JSON Schema that tool inputs use. */
@@ -38,7 +39,7 @@ function unwrap(schema: JsonSchema): JsonSchema {
  */
 function paramType(schema: JsonSchema): ParamType {
   const types = (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []).filter((t) => t !== "null");
-  if (types.length > 0) return PARAM_TYPES[types[0]] ?? "string";
+  if (types.length > 0) return own(PARAM_TYPES, types[0]) ?? "string";
   const sample = schema.enum?.[0] ?? schema.const;
   if (typeof sample === "number") return Number.isInteger(sample) ? "integer" : "number";
   if (typeof sample === "boolean") return "boolean";

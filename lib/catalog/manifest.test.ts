@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { builtinHandlers } from "../providers/builtin/handlers";
 import demoCatalog from "./demo-catalog.json";
+import { searchText } from "./import";
 import { parseCatalogText } from "./load";
 import {
   type BillingRule,
@@ -194,6 +195,24 @@ describe("manifest validation", () => {
     const mcp = { transport: "mcp", base_url: "https://mcp.example.com/mcp", schema: "live" };
     expect(parseManifest(manifestWith({ execution: { mcp_tool: "t" } }, mcp)).providers[0].schema).toBe("live");
     expect(errorOf(manifestWith({}, { schema: "live" })).message).toContain("providers[0].schema: only mcp providers can have a live schema");
+  });
+});
+
+describe("parameters named like object members", () => {
+  const members: ToolParam[] = ["constructor", "toString", "hasOwnProperty", "valueOf"].map((name) => ({ name, type: "string", required: true, description: "" }));
+
+  it("are missing when not given, and checked as given: never read from Object.prototype", () => {
+    expect(parameterIssues(members, [["toString", "valueOf"]], {}).map((i) => [i.type, i.path])).toEqual([...members.map((p) => ["missing", [p.name]]), ["one_of_required", []]]);
+    expect(parameterIssues(members, undefined, { constructor: "c", toString: "t", hasOwnProperty: "h", valueOf: 1 }).map((i) => i.message)).toEqual(['"valueOf" must be a string']);
+  });
+
+  it("are searchable by their own texts, a translation missing for them", () => {
+    const m = parseManifest(manifestWith({ params: [{ name: "constructor", type: "string", description: "Who builds it" }], i18n: { zh: { name: "构造", description: "", params: {} } } }));
+    expect(searchText(m.providers[0], m.providers[0].tools[0]).split("\n")).toEqual(["T", "构造", "d", "constructor", "Who builds it", "P"]);
+  });
+
+  it('refuse "__proto__" as a parameter name: JSON readers drop that key, so no Call could give it', () => {
+    expect(errorOf(manifestWith({ params: [{ name: "__proto__", type: "string" }] })).message).toContain('providers[0].tools[0].params[0].name: a parameter cannot be named "__proto__"');
   });
 });
 

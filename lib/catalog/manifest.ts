@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { providerTransports } from "../db/schema/providers";
 import { toolStatuses } from "../db/schema/tools";
+import { own } from "../own";
 import { jsonSchemaCompileError, jsonSchemaErrors } from "./json-schema-check";
 
 export const paramTypes = ["string", "number", "integer", "boolean", "object", "array"] as const;
@@ -39,7 +40,12 @@ export const ParamItemsSchema = z.strictObject({
 });
 
 export const ToolParamSchema = z.strictObject({
-  name: z.string().min(1).max(128),
+  /** Not `__proto__`: JSON parsers and zod drop that key from every object, so no Call could give it. */
+  name: z
+    .string()
+    .min(1)
+    .max(128)
+    .refine((name) => name !== "__proto__", 'a parameter cannot be named "__proto__": JSON readers drop that key, so a Call could never give it (name it otherwise, with its wire name in execution.wire_names)'),
   type: z.enum(paramTypes),
   required: z.boolean().default(false),
   description: z.string().max(4000).default(""),
@@ -553,10 +559,10 @@ export function parameterIssues(params: ToolParam[], oneOfRequired: string[][] |
     }
   }
   for (const p of params) {
-    if (p.required && values[p.name] === undefined) out.push({ message: `missing required parameter "${p.name}"`, path: [p.name], type: "missing" });
+    if (p.required && own(values, p.name) === undefined) out.push({ message: `missing required parameter "${p.name}"`, path: [p.name], type: "missing" });
   }
   for (const group of oneOfRequired ?? []) {
-    if (!group.some((name) => values[name] !== undefined)) out.push({ message: `one of ${group.join(", ")} is required`, path: [], type: "one_of_required" });
+    if (!group.some((name) => own(values, name) !== undefined)) out.push({ message: `one of ${group.join(", ")} is required`, path: [], type: "one_of_required" });
   }
   return out;
 }
@@ -566,7 +572,7 @@ export function quoteBillingUnits(rule: BillingRule, params: ToolParam[], values
   if (rule.unit !== "per_unit") return { units: 1, exact: true };
   if (rule.quantity_from === "result_items") return { units: rule.max_units ?? 0, exact: false };
   const name = rule.quantity_param ?? "";
-  const value = values[name] ?? params.find((p) => p.name === name)?.default;
+  const value = own(values, name) ?? params.find((p) => p.name === name)?.default;
   let quantity = 0;
   if (rule.quantity_from === "param_length") {
     quantity = typeof value === "string" ? [...value].length : Array.isArray(value) ? value.length : 0;
@@ -588,7 +594,7 @@ export function settledBillingUnits(rule: BillingRule, params: ToolParam[], valu
  */
 export function resultItemCount(data: unknown, field?: string): number {
   if (field !== undefined) {
-    const v = isPlainObject(data) ? data[field] : undefined;
+    const v = isPlainObject(data) ? own(data, field) : undefined;
     return Array.isArray(v) ? v.length : 0;
   }
   if (Array.isArray(data)) return data.length;

@@ -1,6 +1,7 @@
 // `providers import --mcp URL`: turns the tools a remote MCP server lists into a provider manifest
 // (transport `mcp`), so they are searchable, inspectable and callable like any other tool.
 import { listMcpTools, type McpToolDescription } from "../providers/mcp-adapter";
+import { own } from "../own";
 import { type JsonSchema, paramFromJsonSchema } from "./json-schema-params";
 import { type Manifest, type ToolParam, parseManifest } from "./manifest";
 
@@ -22,7 +23,7 @@ function oneOfRequired(schema: McpToolDescription["inputSchema"] & JsonSchema): 
   const branches = schema.anyOf ?? schema.oneOf;
   if (!branches?.length) return undefined;
   const names = branches.map((b) => (b.required?.length === 1 && Object.keys(b).length === 1 ? b.required[0] : undefined));
-  if (names.some((n) => n === undefined || !schema.properties?.[n])) return undefined;
+  if (names.some((n) => n === undefined || !own(schema.properties, n))) return undefined;
   return [names as string[]];
 }
 

@@ -1,3 +1,5 @@
+import { own, setOwn } from "../own";
+
 /** A JSON Schema (draft 2020-12 subset) inferred from a value: the `content_schema` of a shaped result. */
 export type JsonSchema = {
   type?: string | string[];
@@ -20,8 +22,13 @@ function merge(a: JsonSchema, b: JsonSchema): JsonSchema {
   if (types.has("integer") && types.has("number")) types.delete("integer");
   const out: JsonSchema = { type: types.size === 1 ? [...types][0] : [...types].sort() };
   if (a.properties || b.properties) {
-    out.properties = { ...a.properties };
-    for (const [k, v] of Object.entries(b.properties ?? {})) out.properties[k] = out.properties[k] ? merge(out.properties[k], v) : v;
+    // The result's keys are the upstream's (`constructor`, `__proto__`): read and written as own properties.
+    const properties: Record<string, JsonSchema> = { ...a.properties };
+    for (const [k, v] of Object.entries(b.properties ?? {})) {
+      const prior = own(properties, k);
+      setOwn(properties, k, prior ? merge(prior, v) : v);
+    }
+    out.properties = properties;
   }
   if (a.items || b.items) out.items = a.items && b.items ? merge(a.items, b.items) : (a.items ?? b.items);
   return out;
@@ -35,8 +42,7 @@ export function inferSchema(value: unknown, depth = 0): JsonSchema {
     return items.length ? { type, items: items.reduce(merge) } : { type };
   }
   if (type === "object") {
-    const properties: Record<string, JsonSchema> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) properties[k] = inferSchema(v, depth + 1);
+    const properties = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, inferSchema(v, depth + 1)]));
     return { type, properties };
   }
   return { type };

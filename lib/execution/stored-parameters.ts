@@ -2,6 +2,7 @@
 // as base64 or a `data:` URI) can be megabytes: the record keeps its size and SHA-256 instead, which
 // is what support needs to match an upload, and never the bytes. A file URL is kept as given.
 import { createHash } from "node:crypto";
+import { own } from "../own";
 import { decodeInlineFile, FileValueError, isUrl } from "../providers/http-files";
 
 function fileSummary(value: unknown, field: string): unknown {
@@ -17,11 +18,11 @@ function fileSummary(value: unknown, field: string): unknown {
 
 /** `parameters` with each file value replaced by its summary; the same object when the tool takes no files. */
 export function storedParameters(execution: Record<string, unknown>, parameters: Record<string, unknown>): Record<string, unknown> {
-  const files = Array.isArray(execution.files) ? (execution.files as string[]).filter((name) => parameters[name] !== undefined) : [];
+  const files = Array.isArray(execution.files) ? (execution.files as string[]).filter((name) => own(parameters, name) !== undefined) : [];
   if (files.length === 0) return parameters;
   const stored = { ...parameters };
   for (const name of files) {
-    const value = parameters[name];
+    const value = own(parameters, name);
     stored[name] = Array.isArray(value) ? value.map((v) => fileSummary(v, name)) : fileSummary(value, name);
   }
   return stored;

@@ -1,5 +1,7 @@
 import { parameterIssues, type HttpExecution } from "../catalog/manifest";
 import { fileValueIssues } from "../providers/http-files";
+import { unsendableValues } from "../providers/http-serialize";
+import { own } from "../own";
 import type { ToolRecord } from "../catalog/get-tool";
 import { fetchLiveSchema, liveSchemaToolOf } from "../catalog/live-schema";
 import type { ValidationIssue } from "../errors";
@@ -17,25 +19,28 @@ export function validateParameters(tool: ToolRecord, parameters: Record<string, 
     msg: issue.type === "extra_forbidden" ? `${issue.message} for ${tool.id}: ${MIXED_SCHEMA_HINT}` : issue.message,
     // The offending value; for a missing field or an unsatisfied one_of_required group, the
     // parameters object that lacks it (as pydantic does), so every detail carries an `input`.
-    input: issue.path.length && parameters[String(issue.path[0])] !== undefined ? parameters[String(issue.path[0])] : parameters,
+    input: issue.path.length && own(parameters, String(issue.path[0])) !== undefined ? own(parameters, String(issue.path[0])) : parameters,
   }));
-  return tool.target.transport === "http" ? [...schemaIssues, ...httpBodyIssues(tool.target.execution as unknown as HttpExecution, parameters)] : schemaIssues;
+  return tool.target.transport === "http" ? [...schemaIssues, ...httpValueIssues(tool.target.execution as unknown as HttpExecution, parameters)] : schemaIssues;
 }
 
 /**
- * What an http tool's body needs beyond the schema, checked without sending anything: file values
+ * What an http tool's values need beyond the schema, checked without sending anything: file values
  * decode (base64, a `data:` URI) within the Call's size limit, or are https URLs the operator lets
- * Calls fetch (not fetched here). The content-type parameter's choice is held by its enum, which the
- * manifest makes list the body types.
+ * Calls fetch (not fetched here); path values leave no segment empty, `.` or `..`, header values
+ * hold no line break or control character. The content-type parameter's choice is held by its
+ * enum, which the manifest makes list the body types.
  */
-function httpBodyIssues(mapping: HttpExecution, parameters: Record<string, unknown>): ValidationIssue[] {
-  return fileValueIssues(mapping.files ?? [], parameters).map((f) => ({
+function httpValueIssues(mapping: HttpExecution, parameters: Record<string, unknown>): ValidationIssue[] {
+  const files = fileValueIssues(mapping.files ?? [], parameters).map((f) => ({
     type: f.type,
     loc: ["body", "parameters", ...f.path],
     msg: f.message,
     // The value itself may be megabytes of base64: the detail carries its start only.
     input: clip(f.path.reduce<unknown>((v, k) => (v as Record<string | number, unknown>)?.[k], parameters)),
   }));
+  const unsendable = unsendableValues(mapping, parameters).map((u) => ({ type: "value_error", loc: ["body", "parameters", u.param], msg: u.message, input: clip(own(parameters, u.param)) }));
+  return [...files, ...unsendable];
 }
 
 const clip = (value: unknown) => (typeof value === "string" && value.length > 100 ? `${value.slice(0, 100)}…` : value);
@@ -43,7 +48,7 @@ const clip = (value: unknown) => (typeof value === "string" && value.length > 10
 /** Optional parameters that were left out take their declared default before execution. */
 export function withDefaults(tool: ToolRecord, parameters: Record<string, unknown>): Record<string, unknown> {
   const out = { ...parameters };
-  for (const p of tool.params) if (out[p.name] === undefined && p.default !== undefined) out[p.name] = p.default;
+  for (const p of tool.params) if (own(out, p.name) === undefined && p.default !== undefined) out[p.name] = p.default;
   return out;
 }
 

@@ -3,7 +3,8 @@ import http from "node:http";
 import https from "node:https";
 import { privateUpstreamAllowList } from "../env";
 import type { HttpExecution, HttpStyle } from "../catalog/manifest";
-import { appendQuery, headerValue, pathValue } from "./http-serialize";
+import { own, setOwn } from "../own";
+import { appendQuery, headerParam, operationPath, UnsendableValue, wireName } from "./http-serialize";
 import { chosenBodyType, encodeBody } from "./http-body";
 import { applyCredentials, chooseCredentials } from "./http-credentials";
 import { FileValueError } from "./http-files";
@@ -56,26 +57,31 @@ export async function buildRequest(target: ToolTarget, parameters: Record<string
   const mapping = target.execution as unknown as HttpExecution;
   const credentials = chooseCredentials(mapping.security, target.auth);
   if (!credentials.ok) throw new RequestNotSent("provider.error", `${credentials.message}; nothing was sent`);
-  const wire = (name: string) => mapping.wire_names?.[name] ?? name;
+  const wire = (name: string) => wireName(mapping, name);
   const used = new Set<string>(mapping.content_type_param === undefined ? [] : [mapping.content_type_param]);
-  const path = mapping.path.replace(/\{([^{}]+)\}/g, (_, name: string) => {
-    used.add(name);
-    return pathValue(wire(name), parameters[name] ?? "", mapping.styles?.[name]);
-  });
-  const url = new URL(`${(mapping.base_url ?? target.baseUrl ?? "").replace(/\/$/, "")}${path}`);
+  const headers: Record<string, string> = { accept: "application/json", "user-agent": "tollgate/1" };
+  let url: URL;
+  try {
+    url = new URL(`${(mapping.base_url ?? target.baseUrl ?? "").replace(/\/$/, "")}${operationPath(mapping, parameters, used)}`);
+    for (const name of mapping.headers ?? []) {
+      used.add(name);
+      const line = headerParam(mapping, parameters, name);
+      if (line) setOwn(headers, line[0], line[1]);
+    }
+  } catch (err) {
+    if (err instanceof UnsendableValue) throw new RequestNotSent("validation_error", `${err.message}; nothing was sent`);
+    throw err;
+  }
   for (const name of mapping.query ?? []) {
     used.add(name);
-    if (parameters[name] !== undefined) appendQuery(url.searchParams, wire(name), parameters[name], mapping.styles?.[name]);
-  }
-  const headers: Record<string, string> = { accept: "application/json", "user-agent": "tollgate/1" };
-  for (const name of mapping.headers ?? []) {
-    used.add(name);
-    if (parameters[name] !== undefined) headers[wire(name).toLowerCase()] = headerValue(parameters[name], mapping.styles?.[name]);
+    const value = own(parameters, name);
+    if (value !== undefined) appendQuery(url.searchParams, wire(name), value, own(mapping.styles, name));
   }
   const cookies: string[] = [];
   for (const name of mapping.cookies ?? []) {
     used.add(name);
-    if (parameters[name] !== undefined) cookies.push(...cookiePairs(wire(name), parameters[name], mapping.styles?.[name]));
+    const value = own(parameters, name);
+    if (value !== undefined) cookies.push(...cookiePairs(wire(name), value, own(mapping.styles, name)));
   }
   let encoded;
   try {
@@ -99,13 +105,14 @@ export async function buildRequest(target: ToolTarget, parameters: Record<string
 
 /**
  * A cookie parameter's pairs (OpenAPI style `form`, exploded by default: an array is one pair per
- * item, an object one per property; not exploded, comma-joined). Values are percent-encoded, as a
- * cookie value may not hold `;`, `,` or spaces.
+ * item, an object one per property; not exploded, comma-joined). Names and values are
+ * percent-encoded, as a cookie may not hold `;`, `,`, `=` or spaces: an exploded object's keys are
+ * the caller's, and must not add pairs of their own.
  */
 function cookiePairs(name: string, value: unknown, style: HttpStyle = { style: "form", explode: true }): string[] {
   const pairs = new URLSearchParams();
   appendQuery(pairs, name, value, style);
-  return [...pairs].map(([k, v]) => `${k}=${encodeURIComponent(v)}`);
+  return [...pairs].map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`);
 }
 
 function pick(data: unknown, path: string | undefined): unknown {
@@ -113,7 +120,7 @@ function pick(data: unknown, path: string | undefined): unknown {
   let current = data;
   for (const key of path.split(".")) {
     if (current === null || typeof current !== "object") return undefined;
-    current = (current as Record<string, unknown>)[key];
+    current = own(current as Record<string, unknown>, key);
   }
   return current;
 }

@@ -2,6 +2,7 @@
 // among `body_types`): JSON, a form (application/x-www-form-urlencoded), multipart/form-data
 // (serialized by the platform's FormData, never by hand), or a raw string / bytes.
 import type { HttpBodyKind, HttpEncoding, HttpExecution, HttpStyle } from "../catalog/manifest";
+import { own } from "../own";
 import { appendQuery } from "./http-serialize";
 import { fileValues, filenameFor, resolveFile, type FileBudget } from "./http-files";
 
@@ -32,7 +33,7 @@ export function chosenBodyType(mapping: HttpExecution, parameters: Record<string
   if (mapping.body === "none") return { media_type: "", kind: "none" };
   const types = mapping.body_types;
   if (types?.length) {
-    const asked = mapping.content_type_param === undefined ? undefined : parameters[mapping.content_type_param];
+    const asked = mapping.content_type_param === undefined ? undefined : own(parameters, mapping.content_type_param);
     return types.find((t) => t.media_type === asked) ?? types[0];
   }
   const kind = mapping.body ?? (["POST", "PUT", "PATCH"].includes(mapping.method) ? "json" : "none");
@@ -79,7 +80,7 @@ export async function encodeBody(input: BodyInput): Promise<EncodedBody> {
       return { body: JSON.stringify(Object.fromEntries(input.fields.map(([k, v]) => [wire(k), v]))), contentType: type.media_type };
     case "form": {
       const form = new URLSearchParams();
-      for (const [name, value, key] of bodyFields(input, whole)) appendQuery(form, key, value, formStyle(mapping.encoding?.[name]));
+      for (const [name, value, key] of bodyFields(input, whole)) appendQuery(form, key, value, formStyle(own(mapping.encoding, name)));
       return { body: form.toString(), contentType: type.media_type };
     }
     case "multipart":
@@ -101,7 +102,7 @@ async function encodeMultipart(input: BodyInput, whole: [string, unknown] | unde
   const files = new Set(whole === undefined ? (mapping.files ?? []) : []);
   const form = new FormData();
   for (const [name, value, key] of bodyFields(input, whole)) {
-    const encoding = mapping.encoding?.[name];
+    const encoding = own(mapping.encoding, name);
     if (files.has(name)) {
       for (const item of fileValues(value)) {
         const file = await resolveFile(item, name, input.budget, input.deadline);

@@ -50,6 +50,11 @@ export function applyCredentials(credentials: ResolvedCredential[], url: URL, he
     if (type === "basic") headers.authorization = `Basic ${secret.includes(":") ? Buffer.from(secret, "utf8").toString("base64") : secret}`;
     if (type === "header" && name) headers[name.toLowerCase()] = secret;
     if (type === "query" && name) url.searchParams.set(name, secret);
-    if (type === "cookie" && name) cookies.push(`${name}=${secret}`);
+    if (type === "cookie" && name) {
+      // As a header or query credential replaces a parameter of its name, a cookie one does: servers read the first pair of a name.
+      const pair = `${name}=`;
+      for (let i = cookies.length - 1; i >= 0; i--) if (cookies[i].startsWith(pair)) cookies.splice(i, 1);
+      cookies.push(`${pair}${secret}`);
+    }
   }
 }

@@ -3,6 +3,7 @@
 // Probe and Call check them with `fileValueIssues` before anything is reserved or sent; the
 // adapter turns them into bytes with `resolveFile`.
 import { outboundFileUrlsAllowed } from "../env";
+import { own } from "../own";
 import { outboundFetch } from "./outbound-fetch";
 
 /** The bytes a Call may send as files, all of its file values together (decoded or fetched). */
@@ -93,7 +94,7 @@ export function fileValueIssues(files: readonly string[], parameters: Record<str
   const issues: FileIssue[] = [];
   let total = 0;
   for (const field of files) {
-    const value = parameters[field];
+    const value = own(parameters, field);
     if (value === undefined || value === null) continue;
     const many = Array.isArray(value);
     fileValues(value).forEach((item, i) => {

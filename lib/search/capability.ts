@@ -2,6 +2,7 @@
 // form for Inspect, and the compact routing card of `view=routing`. Texts come in the requested
 // language when the catalog has them (`i18n.<lang>`), else in the tool's own language.
 import type { CatalogTool } from "./catalog-index";
+import { own } from "../own";
 import { firstSentence } from "./first-sentence";
 import type { CapabilityResult, RoutingCard, SearchLang } from "./schemas";
 
@@ -10,7 +11,7 @@ function texts(tool: CatalogTool, lang: SearchLang) {
   return {
     name: local?.name || tool.name,
     description: local?.description || tool.description,
-    paramDescription: (name: string, base: string) => local?.params?.[name] || base,
+    paramDescription: (name: string, base: string) => own(local?.params, name) || base,
     providerName: tool.providerI18n[lang]?.name || tool.providerName,
   };
 }

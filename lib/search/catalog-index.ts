@@ -16,6 +16,7 @@
 import { eq, sql } from "drizzle-orm";
 import { catalogState, creditBalances, providers, tools } from "../db/schema";
 import type { Db } from "../db/types";
+import { own } from "../own";
 import { statementName } from "../db/statement";
 import type { BillingRule, ToolLang, ToolParam } from "../catalog/manifest";
 import { releaseReplacedIndexSoon } from "./release-replaced";
@@ -421,7 +422,7 @@ function pathWords(path: string | null): string {
 
 export function indexDocument(t: CatalogTool): IndexDocument {
   const localized = [t.i18n.en, t.i18n.zh];
-  const paramTexts = distinct(t.params.flatMap((p) => [p.description, ...localized.map((l) => l?.params?.[p.name])]));
+  const paramTexts = distinct(t.params.flatMap((p) => [p.description, ...localized.map((l) => own(l?.params, p.name))]));
   return {
     id: t.id,
     successRate: t.successRate,

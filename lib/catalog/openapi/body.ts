@@ -7,6 +7,7 @@ import { httpStyles } from "../manifest";
 import { plainText } from "../plain-text";
 import { type JsonSchemaObject, type SchemaContext, pointerToken, requestSchema } from "./schema";
 import { isObject } from "./document";
+import { own } from "../../own";
 
 export interface BodyContext extends SchemaContext {
   warnOnce(key: string, pointer: string, message: string): void;
@@ -138,10 +139,10 @@ export function requestBody(operation: Record<string, unknown>, operationPointer
         files.add(param.name);
         asFile(param, isObject(rawSchema) && rawSchema.type === "array");
       }
-      const declared = isObject(o.media.encoding) ? o.media.encoding[field] : undefined;
+      const declared = isObject(o.media.encoding) ? own(o.media.encoding, field) : undefined;
       if ((o.kind === "form" || o.kind === "multipart") && isObject(declared)) {
         const enc = encodingOf(declared, o.kind, `${o.pointer}/encoding/${pointerToken(field)}`, ctx);
-        encoding[param.name] = { ...enc, ...encoding[param.name] };
+        encoding[param.name] = { ...enc, ...own(encoding, param.name) };
         if (Object.keys(encoding[param.name]).length === 0) delete encoding[param.name];
       }
     }
@@ -205,7 +206,8 @@ function asFile(param: ToolParam, many: boolean): void {
 
 /** A field's schema as the document wrote it (its `allOf` branches searched too). */
 function rawProperty(schema: Record<string, unknown>, field: string): unknown {
-  if (isObject(schema.properties) && schema.properties[field] !== undefined) return schema.properties[field];
+  const declared = isObject(schema.properties) ? own(schema.properties, field) : undefined;
+  if (declared !== undefined) return declared;
   for (const branch of Array.isArray(schema.allOf) ? schema.allOf : []) {
     const found = isObject(branch) ? rawProperty(branch, field) : undefined;
     if (found !== undefined) return found;
@@ -254,7 +256,8 @@ function unionFields(schema: JsonSchemaObject): { properties: Record<string, unk
 function objectFields(schema: JsonSchemaObject): { properties: Record<string, unknown>; required: string[] } | undefined {
   if (schema.anyOf !== undefined || schema.oneOf !== undefined || schema.not !== undefined) return undefined;
   if (schema.type !== undefined && schema.type !== "object") return undefined;
-  const properties: Record<string, unknown> = { ...(isObject(schema.properties) ? schema.properties : {}) };
+  // Null-prototype: a field named `__proto__` is copied as a field, not set as the prototype.
+  const properties: Record<string, unknown> = Object.assign(Object.create(null), isObject(schema.properties) ? schema.properties : {});
   const required = Array.isArray(schema.required) ? [...(schema.required as string[])] : [];
   for (const branch of Array.isArray(schema.allOf) ? schema.allOf : []) {
     const merged = isObject(branch) ? objectFields(branch) : undefined;

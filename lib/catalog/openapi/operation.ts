@@ -8,6 +8,7 @@ import { requestBody } from "./body";
 import { toolName } from "./ids";
 import { type JsonSchemaObject, type SchemaContext, requestSchema } from "./schema";
 import { isObject } from "./document";
+import { own } from "../../own";
 
 export interface OperationContext extends SchemaContext {
   /** A warning given once per document however many operations it applies to. */
@@ -69,7 +70,8 @@ export function toolFromOperation(input: OperationInput, ctx: OperationContext):
   const wireNames: Record<string, string> = {};
   const styles: Record<string, HttpStyle> = {};
   const pointers: Record<string, string> = {};
-  const pathNames = new Set<string>();
+  /** Path parameters by wire name: the placeholders, renamed in the tool's path where the param is (`__proto__`). */
+  const pathWires = new Map<string, string>();
   const add = (param: ToolParam, wire: string, pointer: string) => {
     params.push(param);
     taken.add(param.name);
@@ -100,21 +102,21 @@ export function toolFromOperation(input: OperationInput, ctx: OperationContext):
     add(toParam(name, schema, where === "path" || isTrue(parameter.required), parameter.description), wire, pointer);
     const style = styleOf(parameter, where, pointer, ctx);
     if (style.style !== DEFAULT_STYLE[where] || style.explode !== (style.style === "form")) styles[name] = style;
-    if (where === "path") pathNames.add(name);
+    if (where === "path") pathWires.set(wire, name);
     if (where === "query") query.push(name);
     if (where === "header") headers.push(name);
     if (where === "cookie") cookies.push(name);
   }
 
   for (const [, placeholder] of input.path.matchAll(/\{([^{}]+)\}/g)) {
-    if (!pathNames.has(placeholder)) {
+    if (!pathWires.has(placeholder)) {
       return { skipped: `path parameter {${placeholder}} of ${input.path} is not declared in the operation's or its path's parameters`, pointer: `${input.pointer}/parameters` };
     }
   }
 
   const body = requestBody(op, input.pointer, ctx, taken, (wire, where) => uniqueName(wire, where, taken), toParam);
   if ("skipped" in body) return body;
-  for (const param of body.params) add(param, body.wire[param.name] ?? param.name, body.pointers[param.name]);
+  for (const param of body.params) add(param, own(body.wire, param.name) ?? param.name, body.pointers[param.name]);
 
   warnNonJsonAnswers(input, ctx);
   if (isObject(op.callbacks)) ctx.warn(`${input.pointer}/callbacks`, "callbacks are not imported: Tollgate does not receive requests from the API");
@@ -129,7 +131,7 @@ export function toolFromOperation(input: OperationInput, ctx: OperationContext):
   const emptySuccess = emptySuccessStatuses(op);
   const execution: HttpExecution = {
     method,
-    path: input.path,
+    path: input.path.replace(/\{([^{}]+)\}/g, (_, wire: string) => `{${pathWires.get(wire)}}`),
     ...(input.baseUrl ? { base_url: input.baseUrl } : {}),
     ...(query.length ? { query } : {}),
     ...(headers.length ? { headers } : {}),
@@ -195,9 +197,12 @@ function declaredParameters(input: OperationInput): { parameter: Record<string, 
   return [...byKey.values()].sort((a, b) => LOCATIONS.indexOf(a.parameter.in as Location) - LOCATIONS.indexOf(b.parameter.in as Location));
 }
 
-/** A name no earlier parameter has: a clash (the same name in the query and the body) gets the later location as prefix (`body_ids`). */
+/**
+ * A name no earlier parameter has: a clash (the same name in the query and the body) gets the later
+ * location as prefix (`body_ids`); so does `__proto__`, which a Call could never give (JSON readers drop it).
+ */
 function uniqueName(wire: string, where: string, taken: Set<string>): string {
-  if (!taken.has(wire)) return wire;
+  if (!taken.has(wire) && wire !== "__proto__") return wire;
   let candidate = `${where}_${wire}`;
   for (let n = 2; taken.has(candidate); n++) candidate = `${where}_${wire}_${n}`;
   return candidate;

@@ -1,6 +1,7 @@
 // What an OpenAPI document says of its provider as a whole: where its API lives (servers), how
 // Calls authenticate (security schemes), and its id.
 import type { ProviderAuth } from "../manifest";
+import { own } from "../../own";
 import { pointerToken } from "./schema";
 import { isObject, operationEntries } from "./document";
 import { credentialOf } from "./security";
@@ -23,13 +24,13 @@ export function providerAuth(
   const named = new Set<string>();
   const requirements = [doc.security, ...operationEntries(doc).map(({ operation }) => operation.security)];
   for (const list of requirements) if (Array.isArray(list)) for (const req of list) if (isObject(req)) for (const name of Object.keys(req)) named.add(name);
-  const candidates = [...named, ...Object.keys(schemes)].filter((n, i, all) => all.indexOf(n) === i && isObject(schemes[n]));
+  const candidates = [...named, ...Object.keys(schemes)].filter((n, i, all) => all.indexOf(n) === i && isObject(own(schemes, n)));
   const mapped = candidates.flatMap((name) => {
-    const auth = authOf(schemes[name]);
+    const auth = authOf(own(schemes, name));
     return auth ? [{ name, auth }] : [];
   });
   const chosen = mapped[0];
-  const cookieOnly = chosen ? undefined : candidates.find((name) => !("unsendable" in credentialOf(schemes[name])));
+  const cookieOnly = chosen ? undefined : candidates.find((name) => !("unsendable" in credentialOf(own(schemes, name))));
   const env = options.authEnv ?? (chosen ? options.schemeEnv?.[chosen.name] : undefined);
   if (!env) {
     if (chosen && !requirementsDeclared) warnings.push({ pointer: `/components/securitySchemes/${pointerToken(chosen.name)}`, message: `the API authenticates with "${chosen.name}"; without --auth-env Calls are sent without credentials` });
@@ -102,7 +103,7 @@ function serverUrl(server: Record<string, unknown> | undefined, pointer: string,
   if (!server || typeof server.url !== "string") return undefined;
   const variables = isObject(server.variables) ? server.variables : {};
   return server.url.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
-    const variable = variables[name];
+    const variable = own(variables, name);
     if (isObject(variable) && (typeof variable.default === "string" || typeof variable.default === "number")) return String(variable.default);
     errors.push({ pointer: `${pointer}/variables/${pointerToken(name)}`, message: `server variable {${name}} has no default` });
     return whole;

@@ -68,7 +68,8 @@ function convert(schema: unknown, ctx: SchemaContext, pointer: string, ancestors
   for (const key of SUBSCHEMA_MAPS) {
     const map = schema[key];
     if (!isObject(map)) continue;
-    const converted: Record<string, unknown> = {};
+    // Null-prototype: a property named `__proto__` is a property, not the object's prototype.
+    const converted: Record<string, unknown> = Object.create(null);
     for (const [name, sub] of Object.entries(map)) {
       // A readOnly property is the server's to set: a request never carries it.
       if (key === "properties" && isObject(sub) && sub.readOnly === true) continue;

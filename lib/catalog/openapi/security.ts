@@ -2,6 +2,7 @@
 // the document's; each Security Requirement Object is one alternative (credentials sent together),
 // each named scheme resolved to a credential Tollgate can send and the variable holding its secret.
 import type { HttpCredential } from "../manifest";
+import { own } from "../../own";
 import { isObject, operationEntries } from "./document";
 import { pointerToken } from "./schema";
 import type { ExpectedCredential, Finding } from "./types";
@@ -45,9 +46,9 @@ export function securityResolver(doc: Record<string, unknown>, envOf: (scheme: s
 
   function resolve(operation: Record<string, unknown>, pointer: string): { security?: HttpCredential[][] } | { skipped: string } {
     if (!declared) return {};
-    const own = Array.isArray(operation.security);
-    const requirements = own ? (operation.security as unknown[]) : Array.isArray(doc.security) ? doc.security : [];
-    const at = own ? `${pointer}/security` : "/security";
+    const ownRequirements = Array.isArray(operation.security);
+    const requirements = ownRequirements ? (operation.security as unknown[]) : Array.isArray(doc.security) ? doc.security : [];
+    const at = ownRequirements ? `${pointer}/security` : "/security";
     const alternatives: HttpCredential[][] = [];
     const refused: string[] = [];
     requirements.forEach((requirement, i) => {
@@ -57,7 +58,7 @@ export function securityResolver(doc: Record<string, unknown>, envOf: (scheme: s
       }
       const credentials: HttpCredential[] = [];
       for (const name of Object.keys(requirement)) {
-        const credential = credentialOf(schemes[name]);
+        const credential = credentialOf(own(schemes, name));
         if ("unsendable" in credential) {
           refused.push(`"${name}" (${credential.unsendable})`);
           warnOnce(`unsendable:${name}`, `${at}/${i}`, `security scheme "${name}": ${credential.unsendable}; the alternatives naming it are left out`);

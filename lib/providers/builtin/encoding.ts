@@ -74,7 +74,8 @@ const urlParse: BuiltinHandler = (p) => {
   } catch {
     throw new BuiltinToolError(`"${text}" is not an absolute URL (it needs a scheme such as https://)`);
   }
-  const query: Record<string, string | string[]> = {};
+  // Null-prototype: a query key such as `constructor` or `__proto__` is a key like any other.
+  const query: Record<string, string | string[]> = Object.create(null);
   for (const [k, v] of url.searchParams) {
     const prev = query[k];
     query[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];

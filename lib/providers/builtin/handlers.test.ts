@@ -195,6 +195,11 @@ describe("encoding, crypto and identifiers", () => {
     await expect(run("encoding.url", { text: "%E4%", mode: "decode" })).rejects.toBeInstanceOf(BuiltinToolError);
   });
 
+  it("parses a URL's query keys as given, those named like object members too", async () => {
+    const { query } = await run("web.url_parse", { url: "https://a.example/?constructor=1&__proto__=2&toString=a&toString=b" });
+    expect(JSON.parse(JSON.stringify(query))).toEqual(JSON.parse('{"constructor":"1","__proto__":"2","toString":["a","b"]}'));
+  });
+
   it("generates well-formed UUIDs, ULIDs and passwords", async () => {
     const v4 = (await run("generate.uuid", { count: 2 })).uuids as string[];
     expect(v4).toHaveLength(2);
