@@ -19,6 +19,7 @@ import crypto from "node:crypto";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { NODE_BUNDLE } from "../build/node-bundle.mjs";
 import { sql } from "drizzle-orm";
 import { adminStatement, flag, printTable, runMain, statusField } from "./harness";
 import { printStorage } from "./storage-report";
@@ -392,17 +393,7 @@ async function serve(url: string) {
 async function bundleSelf(): Promise<string> {
   const { build } = await import("esbuild");
   const outfile = path.resolve("node_modules/.cache/tollgate-bench/audit-server.mjs");
-  await build({
-    entryPoints: [SELF],
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    logLevel: "warning",
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-  });
+  await build({ ...NODE_BUNDLE, entryPoints: [SELF], outfile });
   return outfile;
 }
 

@@ -1,13 +1,12 @@
 // `audit digest` and `audit verify --digests` through the real CLI, as an operator runs them: on
 // PostgreSQL by URL, and on the embedded database through the running server's admin channel.
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { createTestDatabase, testDbKind } from "../testing/database";
+import { runCli } from "../testing/cli-process";
 import { openDatabase } from "../db/open";
 import { migrateDatabase } from "../db/migrate";
 import { startAdminChannel } from "../server/admin-channel";
@@ -15,19 +14,12 @@ import { OPERATOR } from "../accounts/activity";
 import { createAccount } from "../accounts/create-account";
 import type { Database } from "../db/types";
 
-const run = promisify(execFile);
-const tsx = path.resolve("node_modules/.bin/tsx");
 /** Each test starts the CLI in child processes (seconds each on a busy machine). */
 const CHILD_PROCESSES = { timeout: 120_000 };
 
 async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; json: Record<string, unknown> }> {
-  try {
-    const { stdout } = await run(tsx, ["lib/cli/main.ts", ...args, "--json"], { env: { ...process.env, ...env, LOG_LEVEL: "silent" }, timeout: 60_000 });
-    return { code: 0, json: JSON.parse(stdout.trim().split("\n").pop() ?? "{}") };
-  } catch (err) {
-    const e = err as { code: number; stdout: string };
-    return { code: e.code, json: JSON.parse(e.stdout.trim().split("\n").pop() || "{}") };
-  }
+  const r = await runCli(env, [...args, "--json"]);
+  return { code: r.code, json: JSON.parse(r.stdout.trim().split("\n").pop() || "{}") };
 }
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-digest-cli-"));

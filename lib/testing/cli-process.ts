@@ -4,19 +4,20 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll } from "vitest";
+import { bundledCli } from "./cli-bundle";
 import { createTestDatabase, testDbKind } from "./database";
+import { pgliteTemplatePath } from "./template";
 import { openDatabase } from "../db/open";
-import { migrateDatabase } from "../db/migrate";
 import { startAdminChannel } from "../server/admin-channel";
 import type { Database } from "../db/types";
 
 const run = promisify(execFile);
-const tsx = path.resolve("node_modules/.bin/tsx");
 
 /** The real CLI (`lib/cli/main.ts`) in a child process, as an operator runs it, with `env` added to this process's. */
 export async function runCli(env: Record<string, string>, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const cli = bundledCli();
   try {
-    const { stdout, stderr } = await run(tsx, ["lib/cli/main.ts", ...args], { env: { ...process.env, ...env, LOG_LEVEL: "silent" }, timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, [cli, ...args], { env: { ...process.env, ...env, LOG_LEVEL: "silent" }, timeout: 60_000 });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -36,8 +37,8 @@ export async function cliDatabase(): Promise<{ database: Database; env: Record<s
     return { database, env: { DATABASE_URL: database.url! } };
   }
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-cli-"));
-  const database = await openDatabase({ kind: "pglite", dataDir: path.join(tmp, "pgdata") });
-  await migrateDatabase(database);
+  // The migrated template's copy, as each file's own PGlite starts (a fresh initdb takes seconds).
+  const database = await openDatabase({ kind: "pglite", dataDir: path.join(tmp, "pgdata"), loadDataDir: new Blob([fs.readFileSync(pgliteTemplatePath())]) });
   const closeAdmin = await startAdminChannel(database.db, tmp);
   afterAll(async () => {
     closeAdmin();

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import pg from "pg";
 import { openDatabase } from "../db/open";
 import { migrateDatabase } from "../db/migrate";
+import { bundleCliForTests } from "./cli-bundle";
 import { adminUrl, mayDropTestDatabase, pgTemplateName, pgliteTemplatePath, testRunTag } from "./template";
 
 /**
@@ -12,6 +13,7 @@ import { adminUrl, mayDropTestDatabase, pgTemplateName, pgliteTemplatePath, test
  */
 export default async function setup() {
   testRunTag();
+  await bundleCliForTests();
   const dump = pgliteTemplatePath();
   if (!fs.existsSync(dump)) {
     const database = await openDatabase({ kind: "pglite" });
@@ -61,6 +63,7 @@ export default async function setup() {
   // The run's teardown: vitest does not run an afterAll registered from inside a beforeAll, which is
   // where most files call createTestDatabase, so their databases are dropped here, after the files.
   return async () => {
+    fs.rmSync(process.env.TOLLGATE_TEST_CLI ?? "", { force: true });
     if (!url) return;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
