@@ -10,7 +10,7 @@ import http from "node:http";
 import autocannon from "autocannon";
 import pg from "pg";
 import { sql } from "drizzle-orm";
-import { freePort, median, percentile, pinLoadGenerator, serverCommand, serverNodeArgs, startProductServer, waitFor, type LoadResult, type RunningServer } from "./harness";
+import { freePort, median, percentile, pinLoadGenerator, procCpuMs, processCpuMs, serverCommand, serverNodeArgs, startProductServer, waitFor, type LoadResult, type RunningServer } from "./harness";
 import { openDatabase } from "../db/open";
 import type { Db } from "../db/types";
 import { createAccount } from "../accounts/create-account";
@@ -192,27 +192,6 @@ interface Stage extends LoadResult {
   postgresCpuMs?: number;
   /** CPU ms per response of the load generator itself (autocannon: this process). */
   clientCpuMs?: number;
-}
-
-const TICK_MS = 1000 / Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim() || 100);
-
-/**
- * CPU times in ms from `/proc/<pid>/stat` (Linux): the process's own (utime + stime) and that of
- * its children that have exited and been waited for (cutime + cstime); undefined when unreadable.
- */
-function procCpuMs(pid: number | "self"): { own: number; exitedChildren: number } | undefined {
-  try {
-    // Fields after the command's closing parenthesis, from the state (field 3): utime is field 14.
-    const f = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return { own: (Number(f[11]) + Number(f[12])) * TICK_MS, exitedChildren: (Number(f[13]) + Number(f[14])) * TICK_MS };
-  } catch {
-    return undefined;
-  }
-}
-
-/** utime + stime of a process, in ms; 0 when unavailable. */
-function processCpuMs(pid: number | undefined): number {
-  return (pid && procCpuMs(pid)?.own) || 0;
 }
 
 /** CPU of this process's exited children, in ms: a child's whole CPU is the difference across its run. */

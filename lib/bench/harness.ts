@@ -189,3 +189,24 @@ export function flag(name: string): string | undefined {
   if (i < 0) return undefined;
   return args[i].includes("=") ? args[i].slice(name.length + 3) : args[i + 1];
 }
+
+const TICK_MS = 1000 / Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim() || 100);
+
+/**
+ * CPU times in ms from `/proc/<pid>/stat` (Linux): the process's own (utime + stime) and that of
+ * its children that have exited and been waited for (cutime + cstime); undefined when unreadable.
+ */
+export function procCpuMs(pid: number | "self"): { own: number; exitedChildren: number } | undefined {
+  try {
+    // Fields after the command's closing parenthesis, from the state (field 3): utime is field 14.
+    const f = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return { own: (Number(f[11]) + Number(f[12])) * TICK_MS, exitedChildren: (Number(f[13]) + Number(f[14])) * TICK_MS };
+  } catch {
+    return undefined;
+  }
+}
+
+/** utime + stime of a process, in ms; 0 when unavailable. */
+export function processCpuMs(pid: number | undefined): number {
+  return (pid && procCpuMs(pid)?.own) || 0;
+}
