@@ -39,6 +39,12 @@ function opensWith(file: string, directive: "use client" | "use server"): boolea
  */
 function runtimeImportsOf(file: string): string[] {
   const text = fs.readFileSync(path.join(root, file), "utf8");
+  return [...staticImportsOf(file), ...[...text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)].map(([, spec]) => projectPath(file, spec))];
+}
+
+/** runtimeImportsOf without `import("…")`: what is loaded with the file, before any of it runs. */
+function staticImportsOf(file: string): string[] {
+  const text = fs.readFileSync(path.join(root, file), "utf8");
   const specs: string[] = [];
   for (const [, clause, spec] of text.matchAll(/^(?:import|export)\b([^;]*?)\bfrom\s+["']([^"']+)["']/gm)) {
     const names = clause.trim();
@@ -47,8 +53,12 @@ function runtimeImportsOf(file: string): string[] {
     specs.push(spec);
   }
   for (const [, spec] of text.matchAll(/^import\s+["']([^"']+)["']/gm)) specs.push(spec);
-  for (const [, spec] of text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)) specs.push(spec);
-  return specs.map((spec) => (spec.startsWith(".") ? path.join(path.dirname(file), spec) : spec.startsWith("@/") ? spec.slice(2) : spec));
+  return specs.map((spec) => projectPath(file, spec));
+}
+
+/** An import's specifier as a project path (`lib/x/y`, unresolved), or the package's name. */
+function projectPath(file: string, spec: string): string {
+  return spec.startsWith(".") ? path.join(path.dirname(file), spec) : spec.startsWith("@/") ? spec.slice(2) : spec;
 }
 
 /** The project file a project path names, as the bundler resolves it; undefined for a package. */
@@ -73,6 +83,23 @@ function browserReach(entries: string[]): Map<string, string[]> {
     reached.set(file, chain);
     if (!/\.tsx?$/.test(file) || (chain.length > 1 && opensWith(file, "use server"))) continue;
     for (const mod of runtimeImportsOf(file)) {
+      const next = projectFile(mod) ?? mod;
+      if (!reached.has(next)) queue.push([...chain, next]);
+    }
+  }
+  return reached;
+}
+
+/** What loading `entries` loads before any of it runs: static imports only, import() and type-only imports not followed. */
+function staticReach(entries: string[]): Map<string, string[]> {
+  const reached = new Map<string, string[]>();
+  const queue = entries.map((entry) => [entry]);
+  for (let chain = queue.shift(); chain; chain = queue.shift()) {
+    const file = chain[chain.length - 1];
+    if (reached.has(file)) continue;
+    reached.set(file, chain);
+    if (!/\.tsx?$/.test(file)) continue;
+    for (const mod of staticImportsOf(file)) {
       const next = projectFile(mod) ?? mod;
       if (!reached.has(next)) queue.push([...chain, next]);
     }
@@ -145,6 +172,18 @@ describe("layers", () => {
     expect(serverOnlyIn(new Map([["node:fs", ["node:fs"]], ["crypto", ["crypto"]], ["server-only", ["server-only"]], ["next-auth/react", ["next-auth/react"]]]))).toEqual(["node:fs", "crypto", "server-only"]);
     // next-auth.d.ts takes next-auth's types only: erased, so not followed.
     expect(runtimeImportsOf("lib/dashboard-session/next-auth.d.ts")).toEqual([]);
+  });
+
+  // lib/lazy-sdk.ts: a process that imports the app (a test file, a CLI command) does not pay for SDKs it may never use.
+  it("the app's static imports reach no optional SDK: Stripe, MCP, ioredis, nodemailer, qrcode and the AWS SDK load at first use", () => {
+    const optional = [/^stripe$/, /^@modelcontextprotocol\/sdk(\/|$)/, /^ioredis$/, /^nodemailer$/, /^qrcode$/, /^@aws-sdk\//];
+    const reach = staticReach(["lib/api/app.ts", "lib/server/main.ts", "lib/cli/main.ts"]);
+    expect(reach.has("lib/payments/stripe-client.ts") && reach.has("lib/providers/mcp-adapter.ts") && reach.has("lib/http/rate-limit.ts")).toBe(true);
+    const eager = [...reach].filter(([mod]) => optional.some((p) => p.test(mod))).map(([, chain]) => chain.join(" → "));
+    expect(eager).toEqual([]);
+    // It would see one: the MCP server's module imports the SDK, and is itself loaded by import().
+    expect(staticReach(["lib/mcp/answer.ts"]).has("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")).toBe(true);
+    expect(runtimeImportsOf("lib/api/routes/mcp.ts")).toContain("lib/mcp/answer");
   });
 
   it("closed vocabularies import nothing, so the schema, the API and the browser may all take them", () => {

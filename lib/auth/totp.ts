@@ -1,9 +1,11 @@
 import crypto from "node:crypto";
 import { generateSecret, generateURI, verify } from "otplib";
-import QRCode from "qrcode";
 import type { Db } from "../db/types";
 import { getOrCreateSecret } from "./app-secret";
 import { sha256Hex } from "./secrets";
+import { lazySdk } from "../lazy-sdk";
+
+const qrcode = lazySdk(() => import("qrcode").then((module) => module.default));
 
 /**
  * Two-factor sign-in's primitives (issue 43): TOTP codes (RFC 6238: SHA-1, 30 s steps, 6 digits,
@@ -25,8 +27,8 @@ export function totpUri(secret: string, email: string): string {
 }
 
 /** The otpauth URI as an SVG QR code (rendered on the server: the secret never reaches a third party). */
-export function totpQrSvg(uri: string): Promise<string> {
-  return QRCode.toString(uri, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
+export async function totpQrSvg(uri: string): Promise<string> {
+  return (await qrcode()).toString(uri, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
 }
 
 export const isTotpCode = (code: string) => /^\d{6}$/.test(code);

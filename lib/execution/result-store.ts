@@ -1,11 +1,14 @@
 import crypto from "node:crypto";
 import { eq, inArray, lt, sql } from "drizzle-orm";
-import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import type { S3Client } from "@aws-sdk/client-s3";
 import type { Db } from "../db/types";
 import { storedResults } from "../db/schema";
 import { env, publicUrl } from "../env";
 import { getOrCreateSecret } from "../auth/app-secret";
+import { lazySdk } from "../lazy-sdk";
+
+/** The AWS SDK, loaded for the first result stored in a bucket (S3_BUCKET). */
+const awsSdk = lazySdk(async () => ({ ...(await import("@aws-sdk/client-s3")), ...(await import("@aws-sdk/s3-request-presigner")) }));
 
 /**
  * Where the full content of a truncated result goes. By default the database (`stored_results`),
@@ -35,9 +38,9 @@ function sign(secret: string, id: string, expires: number): string {
 }
 
 let s3: S3Client | undefined;
-function s3Client(): S3Client {
+function s3Client(sdk: typeof import("@aws-sdk/client-s3")): S3Client {
   const e = env();
-  s3 ??= new S3Client({ region: e.S3_REGION, endpoint: e.S3_ENDPOINT, forcePathStyle: e.S3_FORCE_PATH_STYLE === "true" });
+  s3 ??= new sdk.S3Client({ region: e.S3_REGION, endpoint: e.S3_ENDPOINT, forcePathStyle: e.S3_FORCE_PATH_STYLE === "true" });
   return s3;
 }
 
@@ -47,8 +50,9 @@ export async function storeFullResult(db: Db, executionId: string, content: stri
   const expiresAt = new Date(Date.now() + ttl * 1000);
   if (e.S3_BUCKET) {
     const key = `results/${executionId}.json`;
-    await s3Client().send(new PutObjectCommand({ Bucket: e.S3_BUCKET, Key: key, Body: content, ContentType: "application/json" }));
-    const url = await getSignedUrl(s3Client(), new GetObjectCommand({ Bucket: e.S3_BUCKET, Key: key }), { expiresIn: ttl });
+    const sdk = await awsSdk();
+    await s3Client(sdk).send(new sdk.PutObjectCommand({ Bucket: e.S3_BUCKET, Key: key, Body: content, ContentType: "application/json" }));
+    const url = await sdk.getSignedUrl(s3Client(sdk), new sdk.GetObjectCommand({ Bucket: e.S3_BUCKET, Key: key }), { expiresIn: ttl });
     return { url, expiresAt };
   }
   await db

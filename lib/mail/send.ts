@@ -1,5 +1,7 @@
-import nodemailer from "nodemailer";
 import { env, publicUrl } from "../env";
+import { lazySdk } from "../lazy-sdk";
+
+const nodemailer = lazySdk(() => import("nodemailer").then((module) => module.default));
 
 export interface Mail {
   to: string;
@@ -23,7 +25,7 @@ export function mailFrom(): string {
 export async function sendMail(mail: Mail): Promise<MailOutcome> {
   const url = env().SMTP_URL;
   if (!url) return { sent: false, reason: "mail is not configured (SMTP_URL)" };
-  const transport = nodemailer.createTransport(url, { connectionTimeout: 5_000, greetingTimeout: 5_000, socketTimeout: 10_000 });
+  const transport = (await nodemailer()).createTransport(url, { connectionTimeout: 5_000, greetingTimeout: 5_000, socketTimeout: 10_000 });
   try {
     await transport.sendMail({ from: mailFrom(), to: mail.to, subject: mail.subject, text: mail.text });
     return { sent: true };

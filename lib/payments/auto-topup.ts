@@ -12,7 +12,7 @@ import { startTicker } from "../ticker";
 import { AUTO_TOPUP_MAX_FAILURES, type AutoTopupState } from "../vocab/payments";
 import { paymentConfig, paymentConfigOrThrow, pricePurchase, type PaymentConfig } from "./payment-config";
 import { METADATA } from "./payments";
-import { Stripe, stripeClient, stripeFailure } from "./stripe-client";
+import { isStripeError, stripeClient, stripeFailure, type Stripe } from "./stripe-client";
 
 /**
  * Auto top-up (docs/billing.md, Auto top-up): when an account's available balance falls below its
@@ -214,7 +214,7 @@ export async function setAutoTopup(db: Db, input: { accountId: string; userId: s
  */
 export async function startCardSetup(db: Db, input: { accountId: string; userId: string; actor: Actor; email?: string | null }): Promise<{ checkout_url: string; setup_session_id: string }> {
   const config = paymentConfigOrThrow();
-  const stripe = stripeClient(config);
+  const stripe = await stripeClient(config);
   const setupId = newId("set");
   let customerId = (await readSettings(db, input.accountId))?.stripe_customer_id ?? null;
   if (!customerId) {
@@ -318,7 +318,7 @@ export async function removeCard(db: Db, input: { accountId: string; actor: Acto
 /** Detaches a card Tollgate no longer uses; a failure is only logged (the card stays on the customer in Stripe). */
 export async function detachQuietly(config: PaymentConfig, paymentMethodId: string): Promise<void> {
   try {
-    await stripeClient(config).paymentMethods.detach(paymentMethodId, {}, { idempotencyKey: `tollgate-detach-${paymentMethodId}` });
+    await (await stripeClient(config)).paymentMethods.detach(paymentMethodId, {}, { idempotencyKey: `tollgate-detach-${paymentMethodId}` });
   } catch (err) {
     logger.warn({ payment_method: paymentMethodId, err: stripeFailure(err, `detaching ${paymentMethodId}`, config).message }, "stripe card not detached");
   }
@@ -408,7 +408,7 @@ async function chargeTopup(db: Db, config: PaymentConfig, p: Claimed): Promise<C
   const metadata = { [METADATA.paymentId]: p.paymentId, [METADATA.accountId]: p.accountId, [METADATA.credits]: p.credits, [KIND_METADATA]: "auto_topup" };
   let intent: Stripe.PaymentIntent;
   try {
-    intent = await stripeClient(config).paymentIntents.create(
+    intent = await (await stripeClient(config)).paymentIntents.create(
       {
         amount: p.amountMinor,
         currency: p.currency,
@@ -422,12 +422,12 @@ async function chargeTopup(db: Db, config: PaymentConfig, p: Claimed): Promise<C
       { idempotencyKey: `tollgate-topup-${p.paymentId}` },
     );
   } catch (err) {
-    if (err instanceof Stripe.errors.StripeCardError) {
+    if (isStripeError(err, "StripeCardError")) {
       const intentId = (err.payment_intent as { id?: string } | undefined)?.id ?? null;
       await recordTopupFailure(db, { paymentId: p.paymentId, code: err.code ?? "card_declined", message: err.message, paymentIntentId: intentId });
       return "failed";
     }
-    if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code !== "idempotency_key_in_use") {
+    if (isStripeError(err, "StripeInvalidRequestError") && err.code !== "idempotency_key_in_use") {
       await recordTopupFailure(db, { paymentId: p.paymentId, code: err.code ?? "invalid_request", message: err.message, paymentIntentId: null });
       return "failed";
     }
@@ -614,7 +614,7 @@ export async function sweepAutoTopups(db: Db): Promise<SweepOutcome> {
     let result: ChargeResult;
     if (p.intent) {
       try {
-        result = await intentResult(db, p.id, await stripeClient(config).paymentIntents.retrieve(p.intent));
+        result = await intentResult(db, p.id, await (await stripeClient(config)).paymentIntents.retrieve(p.intent));
       } catch (err) {
         logger.warn({ payment_id: p.id, err: stripeFailure(err, `reading ${p.intent}`, config).message }, "auto top-up: payment intent not read");
         continue;

@@ -8,7 +8,7 @@ import { creditsToNumber, credits as toDecimal } from "../money";
 import { type Actor, recordActivity } from "../accounts/activity";
 import type { PaymentKind, PaymentStatus, ReversalKind } from "../vocab/payments";
 import { paymentConfig, paymentConfigOrThrow, pricePurchase, type PaymentConfig } from "./payment-config";
-import { stripeClient, stripeFailure } from "./stripe-client";
+import { stripeClient, stripeFailure, type Stripe } from "./stripe-client";
 import { debtCredits } from "./payment-reversals";
 
 /**
@@ -210,10 +210,11 @@ export async function startCheckout(db: Db, input: { accountId: string; userId: 
   return { ...(await getPayment(db, input.accountId, paymentId)), checkout_url: session.url };
 }
 
-async function createSession(config: PaymentConfig, paymentId: string, params: Parameters<ReturnType<typeof stripeClient>["checkout"]["sessions"]["create"]>[0]) {
+async function createSession(config: PaymentConfig, paymentId: string, params: Stripe.Checkout.SessionCreateParams) {
   try {
     // No retry of our own: the owner hears within the timeout. The key makes any retry the same session.
-    const session = await stripeClient(config).checkout.sessions.create(params, { idempotencyKey: `tollgate-checkout-${paymentId}`, maxNetworkRetries: 0 });
+    const stripe = await stripeClient(config);
+    const session = await stripe.checkout.sessions.create(params, { idempotencyKey: `tollgate-checkout-${paymentId}`, maxNetworkRetries: 0 });
     if (!session.url) throw new Error("the Checkout session has no URL");
     return { id: session.id, url: session.url };
   } catch (err) {

@@ -9,7 +9,7 @@ import { paymentConfigOrThrow, priceRefusal, type PaymentConfig } from "./paymen
 import { METADATA } from "./payments";
 import { reconcileStatuses, type ReconcileKind, type ReconcileStatus } from "../vocab/payments";
 import { applyStripeEvent } from "./stripe-events";
-import { Stripe, stripeClient, stripeFailure } from "./stripe-client";
+import { isStripeError, stripeClient, stripeFailure, type Stripe } from "./stripe-client";
 
 /**
  * The payments reconciliation (docs/billing.md, Reconciliation): Stripe's balance transactions of a
@@ -268,7 +268,7 @@ const intentOf = (txn: Txn): string | null => (typeof txn.source === "object" ? 
 async function listStripe(config: PaymentConfig, from: Date, to: Date): Promise<Txn[]> {
   const out: Txn[] = [];
   try {
-    const list = stripeClient(config).balanceTransactions.list({
+    const list = (await stripeClient(config)).balanceTransactions.list({
       created: { gte: Math.floor(from.getTime() / 1000), lt: Math.ceil(to.getTime() / 1000) },
       limit: 100,
       expand: ["data.source"],
@@ -285,7 +285,7 @@ async function unless404<T>(config: PaymentConfig, what: string, read: () => Pro
   try {
     return await read();
   } catch (err) {
-    if (err instanceof Stripe.errors.StripeInvalidRequestError && err.statusCode === 404) return undefined;
+    if (isStripeError(err, "StripeInvalidRequestError") && err.statusCode === 404) return undefined;
     throw stripeFailure(err, what, config, "nothing was reconciled; try again shortly");
   }
 }
@@ -293,13 +293,13 @@ async function unless404<T>(config: PaymentConfig, what: string, read: () => Pro
 /** The balance transaction `ref` names (or is, when expanded), with `source` as its source. */
 async function transactionOf(config: PaymentConfig, ref: string | Stripe.BalanceTransaction | null, source: { id: string }): Promise<Txn | undefined> {
   if (ref === null) return undefined;
-  const txn = typeof ref === "string" ? await unless404(config, `reading balance transaction ${ref}`, () => stripeClient(config).balanceTransactions.retrieve(ref)) : ref;
+  const txn = typeof ref === "string" ? await unless404(config, `reading balance transaction ${ref}`, async () => (await stripeClient(config)).balanceTransactions.retrieve(ref)) : ref;
   return txn && slim({ ...txn, source });
 }
 
 /** Stripe's balance transaction of a payment's charge, by the charge's id (or its payment intent's latest charge), whatever its date. */
 async function chargeTransaction(config: PaymentConfig, p: PaymentRow): Promise<Txn | undefined> {
-  const stripe = stripeClient(config);
+  const stripe = await stripeClient(config);
   const chargeById = (id: string) => unless404(config, `reading charge ${id}`, () => stripe.charges.retrieve(id, { expand: ["balance_transaction"] }));
   let charge: Stripe.Charge | undefined;
   if (p.stripe_charge_id) charge = await chargeById(p.stripe_charge_id);
@@ -315,7 +315,7 @@ async function chargeTransaction(config: PaymentConfig, p: PaymentRow): Promise<
 async function refundOf(config: PaymentConfig, v: ReversalRow, expand: string): Promise<Stripe.Refund | undefined> {
   if (!v.stripe_payment_intent_id) return undefined;
   try {
-    for await (const refund of stripeClient(config).refunds.list({ payment_intent: v.stripe_payment_intent_id, limit: 100, expand: [expand] })) {
+    for await (const refund of (await stripeClient(config)).refunds.list({ payment_intent: v.stripe_payment_intent_id, limit: 100, expand: [expand] })) {
       if (refund.id === v.stripe_id) return refund;
     }
   } catch (err) {
@@ -338,7 +338,7 @@ async function refundFailureTransaction(config: PaymentConfig, v: ReversalRow): 
 
 /** The withdrawal Stripe made when a dispute opened (any time), for a loss recorded in another period. */
 async function disputeTransaction(config: PaymentConfig, disputeId: string): Promise<Txn | undefined> {
-  const dispute = await unless404(config, `reading dispute ${disputeId}`, () => stripeClient(config).disputes.retrieve(disputeId));
+  const dispute = await unless404(config, `reading dispute ${disputeId}`, async () => (await stripeClient(config)).disputes.retrieve(disputeId));
   const withdrawal = (dispute?.balance_transactions ?? []).find((t) => t.amount < 0);
   return dispute && withdrawal ? slim({ ...withdrawal, source: dispute }) : undefined;
 }
@@ -546,7 +546,7 @@ export async function reconcilePayments(
     if (!intentId) return undefined;
     if (!listing.intentMetadata.has(intentId)) {
       try {
-        listing.intentMetadata.set(intentId, (await stripeClient(config).paymentIntents.retrieve(intentId)).metadata ?? {});
+        listing.intentMetadata.set(intentId, (await (await stripeClient(config)).paymentIntents.retrieve(intentId)).metadata ?? {});
       } catch (err) {
         throw stripeFailure(err, `reading payment intent ${intentId}`, config, "nothing was reconciled; try again shortly");
       }
@@ -882,7 +882,7 @@ export interface ApplyResult {
  * or a payment intent. Without `confirm`, says what it would grant and writes nothing.
  */
 export async function applyMissingGrant(db: Db, input: { id: string; confirm: boolean; actor: Actor }, config: PaymentConfig = paymentConfigOrThrow()): Promise<ApplyResult> {
-  const stripe = stripeClient(config);
+  const stripe = await stripeClient(config);
   let intent: Stripe.PaymentIntent;
   try {
     let intentId = input.id;
@@ -895,7 +895,7 @@ export async function applyMissingGrant(db: Db, input: { id: string; confirm: bo
     if (!intentId.startsWith("pi_")) throw invalidInput(`${input.id} is not a charge of a payment intent: give a balance transaction (txn_…), a charge (ch_…) or a payment intent (pi_…) of a purchase`);
     intent = await stripe.paymentIntents.retrieve(intentId);
   } catch (err) {
-    if (err instanceof Stripe.errors.StripeInvalidRequestError && err.statusCode === 404) throw notFound(`Stripe has no ${input.id}`);
+    if (isStripeError(err, "StripeInvalidRequestError") && err.statusCode === 404) throw notFound(`Stripe has no ${input.id}`);
     throw stripeFailure(err, `reading ${input.id}`, config);
   }
   const meta = intent.metadata ?? {};

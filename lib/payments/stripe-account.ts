@@ -13,7 +13,7 @@ export async function ownStripeAccountId(config: PaymentConfig): Promise<string>
   let read = accounts.get(key);
   if (!read) {
     read = stripeClient(config)
-      .accounts.retrieveCurrent()
+      .then((stripe) => stripe.accounts.retrieveCurrent())
       .then((account) => account.id);
     accounts.set(key, read);
     read.catch(() => accounts.delete(key));

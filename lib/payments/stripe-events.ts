@@ -13,7 +13,7 @@ import { grantCredits } from "../billing/grant-credits";
 import { paymentConfigOrThrow, priceRefusal, type PaymentConfig } from "./payment-config";
 import { METADATA } from "./payments";
 import { lockBalance, reversePayment, settleDebts, undoRefund } from "./payment-reversals";
-import { Stripe, stripeClient, stripeFailure } from "./stripe-client";
+import { isStripeError, stripeClient, stripeFailure, type Stripe } from "./stripe-client";
 import { ownStripeAccountId } from "./stripe-account";
 import { type HandledEvent, type Refund, RefundSchema, type Session, type StripeEventIn, parseStripeEvent } from "./stripe-event-schema";
 import { KIND_METADATA, SETUP_METADATA, type SavedCard, detachQuietly, recordTopupFailureIn, resetTopupFailures, saveCard, triggerQuietly } from "./auto-topup";
@@ -68,11 +68,12 @@ const MONEY_REFUSALS: ReadonlySet<string> = new Set(["refused_amount_mismatch", 
 export async function receiveStripeWebhook(db: Db, input: { payload: Uint8Array; signature: string | undefined }, clock: Clock = systemClock): Promise<WebhookResult> {
   const config = paymentConfigOrThrow();
   if (!input.signature) return refuse("no Stripe-Signature header");
+  const stripe = await stripeClient(config);
   let raw: unknown;
   try {
-    raw = stripeClient(config).webhooks.constructEvent(Buffer.from(input.payload), input.signature, config.webhookSecret, undefined, undefined, clock.now().getTime());
+    raw = stripe.webhooks.constructEvent(Buffer.from(input.payload), input.signature, config.webhookSecret, undefined, undefined, clock.now().getTime());
   } catch (err) {
-    return refuse(err instanceof Stripe.errors.StripeSignatureVerificationError ? err.message : `the body is not a Stripe event (${(err as Error).message})`);
+    return refuse(isStripeError(err, "StripeSignatureVerificationError") ? err.message : `the body is not a Stripe event (${(err as Error).message})`);
   }
   return applyStripeEvent(db, raw, config);
 }
@@ -246,7 +247,7 @@ async function prepare(db: Db, event: HandledEvent, config: PaymentConfig): Prom
       if (!payment) return {};
       let listed: unknown[];
       try {
-        listed = (await stripeClient(config).refunds.list({ charge: charge.id, limit: 100 })).data;
+        listed = (await (await stripeClient(config)).refunds.list({ charge: charge.id, limit: 100 })).data;
       } catch (err) {
         throw stripeFailure(err, `listing the refunds of ${charge.id}`, config, "the event is answered with an error so that Stripe delivers it again");
       }
@@ -272,7 +273,7 @@ async function savedCardOf(config: PaymentConfig, session: Session): Promise<Sav
   if (!accountId || !Object.hasOwn(session.metadata, SETUP_METADATA.purpose) || !setupIntentId) return undefined;
   let intent: Stripe.SetupIntent;
   try {
-    intent = await stripeClient(config).setupIntents.retrieve(setupIntentId, { expand: ["payment_method"] });
+    intent = await (await stripeClient(config)).setupIntents.retrieve(setupIntentId, { expand: ["payment_method"] });
   } catch (err) {
     throw stripeFailure(err, `reading setup intent ${setupIntentId}`, config, "the event is answered with an error so that Stripe delivers it again");
   }
@@ -300,7 +301,7 @@ async function paymentOf(db: Db, config: PaymentConfig, paymentIntentId: string 
   if (!paymentIntentId) return undefined;
   let intent: Stripe.PaymentIntent;
   try {
-    intent = await stripeClient(config).paymentIntents.retrieve(paymentIntentId);
+    intent = await (await stripeClient(config)).paymentIntents.retrieve(paymentIntentId);
   } catch (err) {
     throw stripeFailure(err, `reading payment intent ${paymentIntentId}`, config, "the event is answered with an error so that Stripe delivers it again");
   }
@@ -592,7 +593,7 @@ async function fetchReceipt(db: Db, config: PaymentConfig, paymentId: string): P
   )[0];
   if (!row?.stripe_payment_intent_id || row.receipt_url) return;
   try {
-    const intent = await stripeClient(config).paymentIntents.retrieve(row.stripe_payment_intent_id, { expand: ["latest_charge"] }, { maxNetworkRetries: 0 });
+    const intent = await (await stripeClient(config)).paymentIntents.retrieve(row.stripe_payment_intent_id, { expand: ["latest_charge"] }, { maxNetworkRetries: 0 });
     const charge = typeof intent.latest_charge === "object" ? intent.latest_charge : null;
     await db.execute(sql`
       UPDATE payments SET receipt_url = coalesce(receipt_url, ${charge?.receipt_url ?? null}),

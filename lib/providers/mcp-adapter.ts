@@ -1,8 +1,7 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { logger } from "../log";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { privateUpstreamAllowList } from "../env";
+import { lazySdk } from "../lazy-sdk";
 import { outboundFetch } from "./outbound-fetch";
 import { PrivateAddressError } from "./ssrf-guard";
 import { isEmptyData, type ProviderAdapter, type ProviderOutcome, type ToolTarget } from "./types";
@@ -14,11 +13,31 @@ import { isEmptyData, type ProviderAdapter, type ProviderOutcome, type ToolTarge
  */
 const clients = new Map<string, Promise<Client>>();
 
+/** The MCP SDK's client, loaded for the first MCP provider called or listed. */
+const mcpSdk = lazySdk(async () => ({
+  ...(await import("@modelcontextprotocol/sdk/client/index.js")),
+  ...(await import("@modelcontextprotocol/sdk/client/streamableHttp.js")),
+  ...(await import("@modelcontextprotocol/sdk/types.js")),
+}));
+
+/**
+ * An McpError's kind: a JSON-RPC error answered by a reachable server (unknown tool, invalid
+ * arguments), the request's timeout, or the connection closed; undefined for any other error (an
+ * error can be an McpError only once the SDK has loaded).
+ */
+function mcpErrorKind(err: unknown): "answered" | "timeout" | "closed" | undefined {
+  const sdk = mcpSdk.loaded();
+  if (!sdk || !(err instanceof sdk.McpError)) return undefined;
+  if (err.code === sdk.ErrorCode.RequestTimeout) return "timeout";
+  return err.code === sdk.ErrorCode.ConnectionClosed ? "closed" : "answered";
+}
+
 /**
  * The SDK's transport makes its requests with our fetch: the SSRF guard checks each connection as
  * it is made (a private or loopback server is refused unless `allowPrivateNetwork`).
  */
 async function connect(url: string, allowPrivateNetwork: boolean, options?: { signal?: AbortSignal }): Promise<Client> {
+  const { Client, StreamableHTTPClientTransport } = await mcpSdk();
   const client = new Client({ name: "tollgate", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: outboundFetch({ allowPrivateNetwork }) }), options);
   return client;
@@ -128,11 +147,13 @@ export const mcpAdapter: ProviderAdapter = {
         return { reasonCode: "transport.execution_failed", data: {}, errorMessage: err.message };
       }
       // A JSON-RPC error answered by a reachable server (unknown tool, invalid arguments) is the provider's.
-      if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed && err.code !== ErrorCode.RequestTimeout) {
-        return { reasonCode: "provider.error", data: {}, errorMessage: `MCP error ${err.code}: ${err.message.slice(0, 300)}` };
+      const kind = mcpErrorKind(err);
+      if (kind === "answered") {
+        const { code, message } = err as { code: number; message: string };
+        return { reasonCode: "provider.error", data: {}, errorMessage: `MCP error ${code}: ${message.slice(0, 300)}` };
       }
       dropClient(key);
-      if (err instanceof Timeout || (err instanceof McpError && err.code === ErrorCode.RequestTimeout)) return { reasonCode: "transport.timeout", data: {}, errorMessage: err.message };
+      if (err instanceof Timeout || kind === "timeout") return { reasonCode: "transport.timeout", data: {}, errorMessage: (err as Error).message };
       return { reasonCode: "transport.no_response", data: {}, errorMessage: `MCP server could not be reached: ${(err as Error).message}` };
     } finally {
       clearTimeout(timer);

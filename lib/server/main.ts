@@ -13,6 +13,7 @@ import { bootstrap } from "./bootstrap";
 import { createRequestHandler } from "./request-handler";
 import { listen, listenLines } from "./listen";
 import { warmUp } from "./warm-up";
+import { preloadSdks } from "../lazy-sdk";
 import { installPageContextGate } from "./page-context-gate";
 
 async function main() {
@@ -41,6 +42,8 @@ async function main() {
   const server = http.createServer(handler);
   server.keepAliveTimeout = 65_000;
   const where = await listen(server, e.PORT, e.HOST, e.PUBLIC_URL ? publicUrl() : undefined);
+  // Stripe's, the MCP SDK and the other optional SDKs load now rather than at a request's first use.
+  void preloadSdks();
   const metrics = e.METRICS_PORT === undefined ? undefined : await startMetricsServer({ port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN });
 
   const base = where.open;

@@ -2,7 +2,6 @@
 // RFC 9728 protected-resource metadata MCP clients read to run the OAuth flow themselves.
 import type { Context } from "hono";
 import { z } from "@hono/zod-openapi";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { ApiApp, ApiEnv } from "../../http/context";
 import type { AuthContext } from "../../auth/auth-context";
 import { apiAudience, issuer } from "../../auth/issuer";
@@ -14,8 +13,7 @@ import { clientIp, consumeRateLimit } from "../../http/rate-limit";
 import { publicApiError } from "../../http/responses";
 import { PublicApiErrorSchema } from "../../http/schemas";
 import { publicUrl } from "../../env";
-import { buildMcpServer, mcpCaller } from "../../mcp/tollgate-mcp-server";
-import { buildDirectMcpServer } from "../../mcp/direct-mcp-server";
+import { lazySdk } from "../../lazy-sdk";
 import { catalogSnapshot, readCatalogVersionAndCredits } from "../../search/catalog-index";
 import { assertKnownSource } from "../../search/search-tools";
 
@@ -28,6 +26,9 @@ function resourceMetadataUrl(): string {
 }
 
 const access = OPERATION_ACCESS.mcpPost;
+
+/** Tollgate's MCP servers and the SDK under them, loaded for the first MCP request. */
+const mcpServers = lazySdk(() => import("../../mcp/answer"));
 
 async function handleMcp(c: Context<ApiEnv>) {
   c.env.operation = `${c.req.method} ${MCP_PATH}`;
@@ -58,15 +59,7 @@ async function handleMcp(c: Context<ApiEnv>) {
     const { version } = await readCatalogVersionAndCredits(c.env.db, auth.accountId);
     assertKnownSource(await catalogSnapshot(c.env.db, version), source);
   }
-  const server = mode === "direct" ? buildDirectMcpServer(c, auth, mcpCaller(auth), source) : buildMcpServer(c, auth);
-  // Stateless: no session to keep, so any instance answers any request; JSON responses, no SSE stream.
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  await server.connect(transport);
-  try {
-    return await transport.handleRequest(c.req.raw);
-  } finally {
-    void server.close();
-  }
+  return (await mcpServers()).answerMcp(c, auth, mode, source);
 }
 
 function protectedResourceHandler(c: Context) {
