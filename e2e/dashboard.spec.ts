@@ -92,7 +92,7 @@ test.describe("the main path", () => {
 
     await test.step("Discover in English, then Inspect a result", async () => {
       const request = page.waitForRequest((r) => r.url().endsWith("/api/v1/search") && r.method() === "POST");
-      await page.getByLabel("Query").fill("compound interest on savings");
+      await page.getByRole("searchbox", { name: "Query" }).fill("compound interest on savings");
       await page.getByRole("button", { name: "Search" }).click();
       expect((await request).postDataJSON()).toMatchObject({ query: "compound interest on savings", lang: "en", view: "full", limit: 10 });
       await expect(page).toHaveURL(/q=compound\+interest/);
@@ -112,7 +112,7 @@ test.describe("the main path", () => {
       await page.getByRole("button", { name: "中文" }).click();
       await expect(page.getByRole("heading", { name: "工具探索", level: 1 })).toBeVisible();
       const request = page.waitForRequest((r) => r.url().endsWith("/api/v1/search") && r.method() === "POST");
-      await page.getByLabel("查询").fill("长度单位换算");
+      await page.getByRole("searchbox", { name: "查询" }).fill("长度单位换算");
       await page.getByRole("button", { name: "搜索" }).click();
       expect((await request).postDataJSON()).toMatchObject({ query: "长度单位换算", lang: "zh" });
       const card = page.locator('[data-tool-id="builtin.convert.length"]');
@@ -136,7 +136,7 @@ test.describe("the main path", () => {
     });
 
     await test.step("Try in console: the form is generated from the schema and prefilled", async () => {
-      await page.getByLabel("Query").fill("compound interest");
+      await page.getByRole("searchbox", { name: "Query" }).fill("compound interest");
       await page.getByRole("button", { name: "Search" }).click();
       const match = page.locator('[data-tool-id="builtin.finance.compound_interest"]').getByTestId("match");
       await expect(match).toContainText("Why it ranked here");

@@ -206,7 +206,7 @@ test.describe("hostile catalog text", () => {
 
     const card = page.locator(`[data-tool-id="${toolId}"]`);
     await expect(async () => {
-      await page.getByLabel("Query").fill(`quokka marmalade ${suffix}`);
+      await page.getByRole("searchbox", { name: "Query" }).fill(`quokka marmalade ${suffix}`);
       await page.getByRole("button", { name: "Search" }).click();
       await expect(card).toBeVisible({ timeout: 2_000 });
     }).toPass({ timeout: 20_000 });

@@ -166,10 +166,9 @@ test("a past month's statement: every figure, reconciled, final with its hash; p
   expect(idLines.length, "the account id is printed whole, on its own lines").toBeGreaterThanOrEqual(2);
   expect(printed).toContain(hash);
   fs.copyFileSync(pdf, path.join(SCREENSHOT_DIR, "statement.pdf"));
-  const scratch = path.join(process.cwd(), ".scratch");
-  fs.mkdirSync(scratch, { recursive: true });
   try {
-    execFileSync("pdftoppm", ["-png", "-r", "80", "-singlefile", pdf, path.join(scratch, "statement")]);
+    // Beside the PDF, to be looked at (test-results/, not the work tree).
+    execFileSync("pdftoppm", ["-png", "-r", "80", "-singlefile", pdf, path.join(SCREENSHOT_DIR, "statement-printed")]);
   } catch {
     test.info().annotations.push({ type: "note", description: "pdftoppm is not installed: no PNG of the printed page" });
   }
