@@ -70,19 +70,18 @@ function projectFile(mod: string): string | undefined {
 }
 
 /**
- * What the browser bundle of `entries` can load: each reachable project file and package, with
- * the chain of imports that reaches it. A "use server" module is a boundary: a client component
- * that imports a server action gets a reference to it, not its code.
+ * Each project file and package that loading `entries` reaches through `follow` (a file's imports),
+ * with the chain of imports that reaches it; a file where `stop` holds is reached, not followed.
  */
-function browserReach(entries: string[]): Map<string, string[]> {
+function reach(entries: string[], follow: (file: string) => string[], stop: (file: string, chain: string[]) => boolean = () => false): Map<string, string[]> {
   const reached = new Map<string, string[]>();
   const queue = entries.map((entry) => [entry]);
   for (let chain = queue.shift(); chain; chain = queue.shift()) {
     const file = chain[chain.length - 1];
     if (reached.has(file)) continue;
     reached.set(file, chain);
-    if (!/\.tsx?$/.test(file) || (chain.length > 1 && opensWith(file, "use server"))) continue;
-    for (const mod of runtimeImportsOf(file)) {
+    if (!/\.tsx?$/.test(file) || stop(file, chain)) continue;
+    for (const mod of follow(file)) {
       const next = projectFile(mod) ?? mod;
       if (!reached.has(next)) queue.push([...chain, next]);
     }
@@ -90,22 +89,14 @@ function browserReach(entries: string[]): Map<string, string[]> {
   return reached;
 }
 
+/**
+ * What the browser bundle of `entries` can load. A "use server" module is a boundary: a client
+ * component that imports a server action gets a reference to it, not its code.
+ */
+const browserReach = (entries: string[]) => reach(entries, runtimeImportsOf, (file, chain) => chain.length > 1 && opensWith(file, "use server"));
+
 /** What loading `entries` loads before any of it runs: static imports only, import() and type-only imports not followed. */
-function staticReach(entries: string[]): Map<string, string[]> {
-  const reached = new Map<string, string[]>();
-  const queue = entries.map((entry) => [entry]);
-  for (let chain = queue.shift(); chain; chain = queue.shift()) {
-    const file = chain[chain.length - 1];
-    if (reached.has(file)) continue;
-    reached.set(file, chain);
-    if (!/\.tsx?$/.test(file)) continue;
-    for (const mod of staticImportsOf(file)) {
-      const next = projectFile(mod) ?? mod;
-      if (!reached.has(next)) queue.push([...chain, next]);
-    }
-  }
-  return reached;
-}
+const staticReach = (entries: string[]) => reach(entries, staticImportsOf);
 
 /** Server-side code the browser must never load: the database and domain areas, next-auth's server, Node. */
 const serverOnlyAreas = ["db", "accounts", "audit", "auth", "billing", "payments", "execution", "oauth", "search", "catalog", "providers", "security", "webhooks", "dashboard-session"];
