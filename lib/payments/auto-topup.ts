@@ -318,7 +318,8 @@ export async function removeCard(db: Db, input: { accountId: string; actor: Acto
 /** Detaches a card Tollgate no longer uses; a failure is only logged (the card stays on the customer in Stripe). */
 export async function detachQuietly(config: PaymentConfig, paymentMethodId: string): Promise<void> {
   try {
-    await (await stripeClient(config)).paymentMethods.detach(paymentMethodId, {}, { idempotencyKey: `tollgate-detach-${paymentMethodId}` });
+    const stripe = await stripeClient(config);
+    await stripe.paymentMethods.detach(paymentMethodId, {}, { idempotencyKey: `tollgate-detach-${paymentMethodId}` });
   } catch (err) {
     logger.warn({ payment_method: paymentMethodId, err: stripeFailure(err, `detaching ${paymentMethodId}`, config).message }, "stripe card not detached");
   }
@@ -408,7 +409,8 @@ async function chargeTopup(db: Db, config: PaymentConfig, p: Claimed): Promise<C
   const metadata = { [METADATA.paymentId]: p.paymentId, [METADATA.accountId]: p.accountId, [METADATA.credits]: p.credits, [KIND_METADATA]: "auto_topup" };
   let intent: Stripe.PaymentIntent;
   try {
-    intent = await (await stripeClient(config)).paymentIntents.create(
+    const stripe = await stripeClient(config);
+    intent = await stripe.paymentIntents.create(
       {
         amount: p.amountMinor,
         currency: p.currency,
@@ -614,7 +616,8 @@ export async function sweepAutoTopups(db: Db): Promise<SweepOutcome> {
     let result: ChargeResult;
     if (p.intent) {
       try {
-        result = await intentResult(db, p.id, await (await stripeClient(config)).paymentIntents.retrieve(p.intent));
+        const stripe = await stripeClient(config);
+        result = await intentResult(db, p.id, await stripe.paymentIntents.retrieve(p.intent));
       } catch (err) {
         logger.warn({ payment_id: p.id, err: stripeFailure(err, `reading ${p.intent}`, config).message }, "auto top-up: payment intent not read");
         continue;

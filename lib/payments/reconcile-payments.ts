@@ -546,7 +546,8 @@ export async function reconcilePayments(
     if (!intentId) return undefined;
     if (!listing.intentMetadata.has(intentId)) {
       try {
-        listing.intentMetadata.set(intentId, (await (await stripeClient(config)).paymentIntents.retrieve(intentId)).metadata ?? {});
+        const stripe = await stripeClient(config);
+        listing.intentMetadata.set(intentId, (await stripe.paymentIntents.retrieve(intentId)).metadata ?? {});
       } catch (err) {
         throw stripeFailure(err, `reading payment intent ${intentId}`, config, "nothing was reconciled; try again shortly");
       }

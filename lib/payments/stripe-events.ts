@@ -247,7 +247,8 @@ async function prepare(db: Db, event: HandledEvent, config: PaymentConfig): Prom
       if (!payment) return {};
       let listed: unknown[];
       try {
-        listed = (await (await stripeClient(config)).refunds.list({ charge: charge.id, limit: 100 })).data;
+        const stripe = await stripeClient(config);
+        listed = (await stripe.refunds.list({ charge: charge.id, limit: 100 })).data;
       } catch (err) {
         throw stripeFailure(err, `listing the refunds of ${charge.id}`, config, "the event is answered with an error so that Stripe delivers it again");
       }
@@ -273,7 +274,8 @@ async function savedCardOf(config: PaymentConfig, session: Session): Promise<Sav
   if (!accountId || !Object.hasOwn(session.metadata, SETUP_METADATA.purpose) || !setupIntentId) return undefined;
   let intent: Stripe.SetupIntent;
   try {
-    intent = await (await stripeClient(config)).setupIntents.retrieve(setupIntentId, { expand: ["payment_method"] });
+    const stripe = await stripeClient(config);
+    intent = await stripe.setupIntents.retrieve(setupIntentId, { expand: ["payment_method"] });
   } catch (err) {
     throw stripeFailure(err, `reading setup intent ${setupIntentId}`, config, "the event is answered with an error so that Stripe delivers it again");
   }
@@ -301,7 +303,8 @@ async function paymentOf(db: Db, config: PaymentConfig, paymentIntentId: string 
   if (!paymentIntentId) return undefined;
   let intent: Stripe.PaymentIntent;
   try {
-    intent = await (await stripeClient(config)).paymentIntents.retrieve(paymentIntentId);
+    const stripe = await stripeClient(config);
+    intent = await stripe.paymentIntents.retrieve(paymentIntentId);
   } catch (err) {
     throw stripeFailure(err, `reading payment intent ${paymentIntentId}`, config, "the event is answered with an error so that Stripe delivers it again");
   }
@@ -593,7 +596,8 @@ async function fetchReceipt(db: Db, config: PaymentConfig, paymentId: string): P
   )[0];
   if (!row?.stripe_payment_intent_id || row.receipt_url) return;
   try {
-    const intent = await (await stripeClient(config)).paymentIntents.retrieve(row.stripe_payment_intent_id, { expand: ["latest_charge"] }, { maxNetworkRetries: 0 });
+    const stripe = await stripeClient(config);
+    const intent = await stripe.paymentIntents.retrieve(row.stripe_payment_intent_id, { expand: ["latest_charge"] }, { maxNetworkRetries: 0 });
     const charge = typeof intent.latest_charge === "object" ? intent.latest_charge : null;
     await db.execute(sql`
       UPDATE payments SET receipt_url = coalesce(receipt_url, ${charge?.receipt_url ?? null}),
