@@ -3,7 +3,7 @@ import { ulid } from "ulid";
 import { v7 as uuidv7 } from "uuid";
 
 /** Type-prefixed, time-ordered ids for opaque resources (`exe_...`, `srch_...`, `led_...`). */
-export type IdPrefix = "acc" | "usr" | "exe" | "srch" | "led" | "cli" | "sal" | "whe" | "bud" | "act" | "inv" | "pay" | "rev" | "set";
+export type IdPrefix = "acc" | "usr" | "exe" | "srch" | "led" | "cli" | "sal" | "whe" | "bud" | "act" | "inv" | "pay" | "rev" | "set" | "con";
 
 // ulid's default source asks the CSPRNG for one byte per character, uuid's for 16 bytes per id
 // (a measurable share of a Call's CPU): the same CSPRNG bytes, drawn 4 KiB at a time.

@@ -9,6 +9,7 @@ import { hashPassword } from "../auth/passwords";
 import { randomToken, sha256Hex } from "../auth/secrets";
 import { type RevokedKey, forgetRevokedKeys, revokeKeysInTransaction } from "../auth/api-keys";
 import { type Actor, recordActivity } from "./activity";
+import { disconnectUser } from "../connections/connections";
 
 /**
  * Members of an account and invitations to join it (issue 43). A user may belong to several
@@ -248,6 +249,8 @@ export async function removeMember(db: Db, input: { accountId: string; userId: s
     return { revoked, kept };
   });
   forgetRevokedKeys(db, result.revoked);
+  // Their personal connections go with them: revoked at the providers (outside the transaction: network) and deleted.
+  await disconnectUser(db, input.accountId, input.userId, input.actor);
   return {
     user_id: input.userId,
     removed: true as const,

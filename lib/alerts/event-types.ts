@@ -15,6 +15,7 @@ export const eventTypes = {
   auto_topup_failed: "auto_topup.failed",
   auto_topup_limited: "auto_topup.limited",
   webhook_test: "webhook.test",
+  connection_needs_reauth: "connection.needs_reauth",
 } as const satisfies Record<NotificationKind, string>;
 export type WebhookEventType = (typeof eventTypes)[NotificationKind];
 export const webhookEventTypes = Object.values(eventTypes) as WebhookEventType[];

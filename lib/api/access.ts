@@ -25,6 +25,7 @@ const usage: BearerAccess = { kind: "bearer", accepts: USER, scopes: ["usage:rea
 const ledger: BearerAccess = { kind: "bearer", accepts: USER, scopes: ["ledger:read"] };
 const manage: BearerAccess = { kind: "bearer", accepts: USER, scopes: ["account:manage"] };
 const ownerManages = (restricted: string): BearerAccess => ({ ...manage, roles: OWNER, restricted });
+const connect: BearerAccess = { kind: "bearer", accepts: USER, scopes: ["connections:manage"] };
 const publicDocument = { kind: "public", why: "a public document" } as const;
 
 export const OPERATION_ACCESS = {
@@ -130,6 +131,14 @@ export const OPERATION_ACCESS = {
   startAutoTopupCardSetup: ownerManages("save a card for auto top-up"),
   removeAutoTopupCard: ownerManages("remove the auto top-up card"),
   receiveStripeWebhook: { kind: "public", why: "Stripe signs each event (Stripe-Signature, checked with STRIPE_WEBHOOK_SECRET)" },
+
+  // Connected accounts (docs/connections.md): a user's own credentials at third-party providers; support reads only.
+  listConnections: connect,
+  createConnection: { ...connect, roles: ["owner", "member"], restricted: "connect accounts (support reads only)" },
+  deleteConnection: { ...connect, roles: ["owner", "member"], restricted: "disconnect accounts (support reads only)" },
+  setConnectionSharing: { ...connect, roles: OWNER, restricted: "decide who may share connections" },
+  connectionCallback: { kind: "public", why: "the provider's redirect: the single-use state and the browser's dashboard session are the proof" },
+  setAccountRegion: ownerManages("set the account's region"),
 
   // OAuth 2.0
   authorize: { kind: "public", why: "a browser is sent on to the consent page" },

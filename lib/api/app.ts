@@ -87,6 +87,12 @@ import { registerBillingPaymentsGet } from "./routes/billing-payments-get";
 import { registerBillingReconciliation } from "./routes/billing-reconciliation";
 import { registerBillingAutoTopup } from "./routes/billing-auto-topup";
 import { registerStripeWebhook } from "./routes/stripe-webhook";
+import { registerConnectionsList } from "./routes/connections-list";
+import { registerConnectionsCreate } from "./routes/connections-create";
+import { registerConnectionsSharing } from "./routes/connections-sharing";
+import { registerConnectionsRemove } from "./routes/connections-remove";
+import { registerConnectionsCallback } from "./routes/connections-callback";
+import { registerAccountRegion } from "./routes/account-region";
 
 /** Every operation of the public API, in one list: the OpenAPI description is generated from it. */
 const operations: ((app: ApiApp) => void)[] = [
@@ -167,6 +173,13 @@ const operations: ((app: ApiApp) => void)[] = [
   registerBillingReconciliation,
   registerBillingAutoTopup,
   registerStripeWebhook,
+  registerConnectionsList,
+  registerConnectionsCreate,
+  // Static before the parameter: `/sharing` is not a {connection_id}.
+  registerConnectionsSharing,
+  registerConnectionsRemove,
+  registerConnectionsCallback,
+  registerAccountRegion,
   registerMcp,
 ];
 

@@ -14,6 +14,8 @@ export interface ToolRecord {
   billingRule: BillingRule | null;
   cacheable: boolean;
   cacheTtlSeconds: number;
+  /** Regions where the tool may be called (its own, else its provider's); null: everywhere. */
+  regions: string[] | null;
   target: ToolTarget;
 }
 
@@ -56,12 +58,14 @@ export async function findTool(db: Db, toolId: string): Promise<ToolRecord | nul
         billingRule: (row.tool.billingRule as BillingRule | null) ?? null,
         cacheable: row.tool.cacheable,
         cacheTtlSeconds: row.tool.cacheTtlSeconds,
+        regions: row.tool.regions ?? row.provider.regions ?? null,
         target: {
           toolId: row.tool.id,
           providerId: row.provider.id,
           transport: row.provider.transport,
           baseUrl: row.provider.baseUrl,
           auth: row.provider.auth as ToolTarget["auth"],
+          connection: row.provider.connection as ToolTarget["connection"],
           allowPrivateNetwork: row.provider.allowPrivateNetwork,
           execution: row.tool.execution as Record<string, unknown>,
           timeoutMs: row.tool.timeoutMs,

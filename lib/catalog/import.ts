@@ -110,6 +110,8 @@ function providerRow(p: ProviderManifest): ProviderRow {
     transport: p.transport,
     baseUrl: p.base_url ?? null,
     auth: p.auth ?? null,
+    connection: p.connection ?? null,
+    regions: p.regions ?? null,
     allowPrivateNetwork: p.allow_private_network,
     source: p.source ?? null,
   };
@@ -136,6 +138,7 @@ function toolRow(p: ProviderManifest, t: ToolManifest): ToolRow {
     // No column for the provider's schema source: it travels with each tool's execution settings.
     execution: p.schema === "live" ? { ...t.execution, schema: "live" } : (t.execution ?? {}),
     timeoutMs: t.timeout_ms,
+    regions: t.regions ?? null,
     cacheable: t.cacheable,
     cacheTtlSeconds: t.cache_ttl_seconds,
     source: t.source ?? p.source ?? null,

@@ -181,8 +181,13 @@ export const HttpCredentialSchema = z
     /** Header, query parameter or cookie name for apiKey schemes. */
     name: z.string().min(1).optional(),
     env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name").optional(),
+    /** The secret is the caller's connection to the provider (provider `connection`), not the server's. */
+    connection: z.literal(true).optional(),
+    /** OAuth scopes the operation needs of that connection. */
+    scopes: z.array(z.string().min(1)).optional(),
   })
-  .refine((c) => c.name !== undefined || !["header", "query", "cookie"].includes(c.type), { message: "a header, query or cookie credential needs name", path: ["name"] });
+  .refine((c) => c.name !== undefined || !["header", "query", "cookie"].includes(c.type), { message: "a header, query or cookie credential needs name", path: ["name"] })
+  .refine((c) => !(c.connection && c.env), { message: "a credential is the server's (env) or the caller's connection, not both", path: ["env"] });
 export type HttpCredential = z.infer<typeof HttpCredentialSchema>;
 
 /**
@@ -252,6 +257,9 @@ const executionSchemaByTransport = {
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** A region code (lower-case letters, digits and `-`: `eu`, `us`, `cn`, `us-east`). */
+export const RegionSchema = z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, "a region code: lower-case letters, digits and -");
+
 export const ToolManifestSchema = z
   .strictObject({
     id: z.string().regex(toolIdPattern, "tool ids are 1-200 characters of letters, digits and . _ : -"),
@@ -275,6 +283,8 @@ export const ToolManifestSchema = z
     timeout_ms: z.number().int().min(100).max(120_000).default(10_000),
     cacheable: z.boolean().default(false),
     cache_ttl_seconds: z.number().int().min(0).max(30 * 24 * 3600).default(0),
+    /** Regions where this tool may be called (absent: its provider's). */
+    regions: z.array(RegionSchema).min(1).optional(),
     /** Checked against the provider's transport by `ProviderManifestSchema`. */
     execution: z.custom<ToolExecution>(isPlainObject, "execution must be an object").optional(),
   })
@@ -330,13 +340,51 @@ export const ProviderAuthSchema = z
     query: z.string().min(1).optional(),
     /** Environment variable holding the secret; secrets never live in a manifest. */
     env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name").optional(),
+    /** The secret is the caller's connection to the provider (the provider's `connection`), instead of `env`. */
+    connection: z.literal(true).optional(),
   })
   .superRefine((auth, ctx) => {
     if (auth.type === "header" && !auth.header) ctx.addIssue({ code: "custom", message: "header auth needs header", path: ["header"] });
     if (auth.type === "query" && !auth.query) ctx.addIssue({ code: "custom", message: "query auth needs query (the parameter name)", path: ["query"] });
-    if (auth.type !== "none" && !auth.env) ctx.addIssue({ code: "custom", message: `${auth.type} auth needs env`, path: ["env"] });
+    if (auth.type !== "none" && !auth.env && !auth.connection) ctx.addIssue({ code: "custom", message: `${auth.type} auth needs env (the server's secret) or connection: true (the caller's)`, path: ["env"] });
+    if (auth.env && auth.connection) ctx.addIssue({ code: "custom", message: "auth is the server's (env) or the caller's connection, not both", path: ["connection"] });
   });
 export type ProviderAuth = z.infer<typeof ProviderAuthSchema>;
+
+const endpointUrl = z.url({ protocol: /^https?$/ });
+
+/**
+ * How a caller connects their own credential to the provider (docs/connections.md): `oauth2`, the
+ * authorization code flow with PKCE against the provider's endpoints (given, or read from an OpenID
+ * Connect discovery document when connecting), with the client Tollgate's operator registered; or
+ * `secret`, a value the user or account owner pastes (an API key or token, or a user name and password).
+ */
+export const ProviderConnectionSchema = z.discriminatedUnion("type", [
+  z
+    .strictObject({
+      type: z.literal("oauth2"),
+      authorization_url: endpointUrl.optional(),
+      token_url: endpointUrl.optional(),
+      revocation_url: endpointUrl.optional(),
+      /** An OpenID Connect discovery document: endpoints it names fill those not given. */
+      openid_configuration_url: endpointUrl.optional(),
+      /** Scopes every connection asks for, beside those of the operations called (e.g. offline_access). */
+      default_scopes: z.array(z.string().min(1)).default([]),
+      /** The scopes the provider offers, with their descriptions (the Connections page shows them). */
+      scopes: z.record(z.string(), z.string()).optional(),
+      /** How Tollgate authenticates at the token endpoint (RFC 6749 section 2.3.1). */
+      token_endpoint_auth: z.enum(["client_secret_basic", "client_secret_post", "none"]).default("client_secret_basic"),
+    })
+    .refine((c) => c.openid_configuration_url || (c.authorization_url && c.token_url), { message: "oauth2 connections need authorization_url and token_url, or openid_configuration_url" }),
+  z.strictObject({
+    type: z.literal("secret"),
+    /** `token`: one value (API key, bearer token); `basic`: a user name and a password. */
+    format: z.enum(["token", "basic"]).default("token"),
+    /** What the value is called at the provider ("Stripe secret key"), shown where it is pasted. */
+    label: z.string().min(1).max(100).optional(),
+  }),
+]);
+export type ProviderConnection = z.infer<typeof ProviderConnectionSchema>;
 
 export const ProviderManifestSchema = z
   .strictObject({
@@ -350,6 +398,9 @@ export const ProviderManifestSchema = z
     transport: z.enum(providerTransports),
     base_url: z.url({ protocol: /^https?$/ }).optional(),
     auth: ProviderAuthSchema.optional(),
+    connection: ProviderConnectionSchema.optional(),
+    /** Regions where the provider's tools may be called (absent: everywhere). */
+    regions: z.array(RegionSchema).min(1).optional(),
     allow_private_network: z.boolean().default(false),
     /** Dataset the provider's tools come from (e.g. `acebench-zh`); lets search filter a catalog. */
     source: z.string().min(1).optional(),
@@ -365,6 +416,9 @@ export const ProviderManifestSchema = z
     const { transport } = provider;
     if ((transport === "http" || transport === "mcp") && !provider.base_url) issue(`${transport} providers need base_url`, ["base_url"]);
     if (provider.schema === "live" && transport !== "mcp") issue(`only mcp providers can have a live schema (this one is ${transport})`, ["schema"]);
+    const usesConnection = provider.auth?.connection === true || provider.tools.some((t) => (t.execution as HttpExecution | undefined)?.security?.some((alt) => alt.some((c) => c.connection)));
+    if (usesConnection && !provider.connection) issue("credentials marked connection: true need the provider's connection (how callers connect)", ["connection"]);
+    if (provider.connection && transport !== "http") issue(`connections are for http providers (this one is ${transport})`, ["connection"]);
     provider.tools.forEach((tool, t) => {
       const at = ["tools", t, "execution"];
       if (transport === "none") {

@@ -26,6 +26,8 @@ const countsAs: Record<ReasonCode, "success" | "failure" | null> = {
   "billing.delegation_cap": null,
   "billing.budget_exceeded": null,
   "delegation.scope_denied": null,
+  oauth_signin_required: null,
+  region_restricted: null,
 };
 const codes = (counts: (kind: "success" | "failure" | null) => boolean) =>
   Object.entries(countsAs)

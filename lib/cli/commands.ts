@@ -28,6 +28,7 @@ import { importOpenApiCommand } from "./openapi-import-command";
 import { spendCommands } from "./spend-commands";
 import { teamCommands } from "./team-commands";
 import { paymentCommands } from "./payment-commands";
+import { connectionCommands } from "./connection-commands";
 
 export { UsageError, type CommandContext } from "./command-kit";
 
@@ -176,7 +177,7 @@ const coreCommands: Record<string, CommandSpec> = {
   "providers import": {
     usage:
       "providers import (--file F [--source S] | --mcp URL [--provider-id ID] [--name NAME] [--price CREDITS] [--allow-private-network] [--live-schema]" +
-      " | --openapi FILE|URL [--id ID] [--source NAME] [--base-url URL] [--auth-env VAR] [--auth-env SCHEME=VAR ...] [--price CREDITS | --price-per-operation FILE] [--allow-private-network])",
+      " | --openapi FILE|URL [--id ID] [--source NAME] [--base-url URL] [--auth-env VAR] [--auth-env SCHEME=VAR ...] [--connection SCHEME ...] [--price CREDITS | --price-per-operation FILE] [--allow-private-network])",
     options: {
       file: { type: "string" },
       source: { type: "string" },
@@ -189,6 +190,7 @@ const coreCommands: Record<string, CommandSpec> = {
       "price-per-operation": { type: "string" },
       "base-url": { type: "string" },
       "auth-env": { type: "string", multiple: true },
+      connection: { type: "string", multiple: true },
       "allow-private-network": { type: "boolean" },
       "live-schema": { type: "boolean" },
     },
@@ -196,7 +198,7 @@ const coreCommands: Record<string, CommandSpec> = {
       const modes = (["file", "mcp", "openapi"] as const).filter((m) => optStr(v, m) !== undefined);
       if (modes.length > 1) throw new UsageError(`give one of --file, --mcp, --openapi (not ${modes.map((m) => `--${m}`).join(" and ")})`);
       if (v["live-schema"] === true && modes[0] !== "mcp") throw new UsageError("--live-schema applies to --mcp imports only");
-      for (const option of ["id", "base-url", "auth-env", "price-per-operation"]) {
+      for (const option of ["id", "base-url", "auth-env", "connection", "price-per-operation"]) {
         if (list(v, option).length > 0 && modes[0] !== "openapi") throw new UsageError(`--${option} applies to --openapi imports only`);
       }
       if (modes[0] === "openapi") return importOpenApiCommand(db, v, ctx);
@@ -209,7 +211,7 @@ const coreCommands: Record<string, CommandSpec> = {
 };
 
 /** Every command: the core ones above, spend controls (lib/cli/spend-commands.ts), members (lib/cli/team-commands.ts) and payments (lib/cli/payment-commands.ts). */
-const commands: Record<string, CommandSpec> = { ...coreCommands, ...spendCommands, ...teamCommands, ...paymentCommands };
+const commands: Record<string, CommandSpec> = { ...coreCommands, ...spendCommands, ...teamCommands, ...paymentCommands, ...connectionCommands };
 
 function readPublicKey(file: string) {
   let pem: string;

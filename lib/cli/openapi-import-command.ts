@@ -30,6 +30,7 @@ export async function importOpenApiCommand(db: Db, v: Values, ctx: CommandContex
     baseUrl,
     authEnv,
     schemeEnv,
+    ...(list(v, "connection").length ? { connectionSchemes: list(v, "connection") } : {}),
     allowPrivateNetwork: v["allow-private-network"] === true,
     priceCredits: price === undefined ? undefined : Number(price),
     pricePerOperation,

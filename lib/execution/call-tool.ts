@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { env } from "../env";
-import { executions, type UsageChannel } from "../db/schema";
+import { accounts, executions, type UsageChannel } from "../db/schema";
 import type { Db } from "../db/types";
 import { findTool, TOOL_ID_PATTERN, type ToolRecord } from "../catalog/get-tool";
 import { quoteCall, settleAmount, type Quote } from "../billing/quote";
@@ -25,6 +25,7 @@ import { budgetRefusalMessage, withScopeName } from "../billing/budgets";
 import { notify } from "../alerts/notify-sql";
 import { autoTopupAfterCharge } from "../payments/auto-topup";
 import { countCall, countCreditsReserved, countCreditsSettled } from "../observability/metrics";
+import { callAccess, type Signin } from "../connections/call-access";
 
 export interface CallRequest {
   toolId: string | undefined;
@@ -89,6 +90,8 @@ const outcomeOf: Record<ReasonCode, string> = {
   "billing.delegation_cap": "not_executed",
   "billing.budget_exceeded": "not_executed",
   "delegation.scope_denied": "not_executed",
+  oauth_signin_required: "not_executed",
+  region_restricted: "not_executed",
 };
 
 /**
@@ -112,11 +115,11 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
   const sessionId = req.sessionId ?? executionId;
   const model = req.model ?? caller.delegation?.model ?? null;
 
-  const reject = async (status: CallResult["status"], reason: ReasonCode, message: string, details?: ValidationIssue[], tool?: ToolRecord) => {
+  const reject = async (status: CallResult["status"], reason: ReasonCode, message: string, details?: ValidationIssue[], tool?: ToolRecord, result?: Record<string, unknown>) => {
     const ms = msSince(started);
     const outcome = await recordCall(
       db,
-      { ...baseExecution(), parameters: tool ? storedParameters(tool.target.execution, req.parameters) : req.parameters },
+      { ...baseExecution(), reasonCode: reason, parameters: tool ? storedParameters(tool.target.execution, req.parameters) : req.parameters },
       failureEvent({ reason, message, tool, toolId: req.toolId ?? null, ms, requestPayload: requestPayload(req), details }),
       spender,
     );
@@ -126,7 +129,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
       body: {
         execution_id: executionId,
         success: false,
-        result: { data: {} },
+        result: { data: {}, ...result },
         error_message: message,
         ...(details ? { details } : {}),
         execution_time: seconds(ms),
@@ -237,6 +240,21 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
     if (replay) return replay;
   }
 
+  // 3b. The region, and the caller's own credential at the provider: refused before anything is held or sent.
+  if (tool.regions) {
+    const region = await accountRegion(db, caller.accountId);
+    if (region === null || !tool.regions.includes(region)) {
+      const where = region === null ? "this account has no region set" : `this account's region is ${region}`;
+      return reject(200, "region_restricted", `Capability unavailable in the current region: ${tool.id} may be called from ${tool.regions.join(", ")}, and ${where}`, undefined, tool, { regions: tool.regions });
+    }
+  }
+  const access = await callAccess(db, { accountId: caller.accountId, userId: caller.userId, apiKeyId: caller.apiKeyId }, tool.target);
+  if (access.kind === "signin") {
+    return reject(200, "oauth_signin_required", `OAuth sign-in needed before execution: ${access.message}. Nothing was sent or charged; open signin_url to connect, then call again`, undefined, tool, signinResult(access));
+  }
+  if (access.kind === "unavailable") return reject(200, "provider.error", `The connection to the provider cannot be used now: ${access.message}; nothing was sent`, undefined, tool);
+  const connection = access.kind === "connection" ? access.connection : undefined;
+
   // 4. Reserve when the call waits on an upstream (or must be exactly-once, or is capped).
   const reserved = quote.estimateCredits;
   const needsReservation =
@@ -277,13 +295,15 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
   // 5. Execute, outside any transaction.
   let outcome: ProviderOutcome | undefined;
   let cacheHit = false;
-  if (tool.cacheable && req.cacheMode !== "bypass") {
+  // A result got with someone's own connection is theirs: never cached for another caller.
+  const cacheable = tool.cacheable && !connection;
+  if (cacheable && req.cacheMode !== "bypass") {
     outcome = cachedOutcome(db, tool.id, parameters);
     cacheHit = outcome !== undefined;
   }
   if (!outcome) {
-    outcome = await adapterFor(tool.target.transport).execute(tool.target, parameters);
-    if (tool.cacheable) storeOutcome(db, tool.id, parameters, outcome, tool.cacheTtlSeconds);
+    outcome = await adapterFor(tool.target.transport).execute(tool.target, parameters, connection ? { connection } : undefined);
+    if (cacheable) storeOutcome(db, tool.id, parameters, outcome, tool.cacheTtlSeconds);
   }
   lap("provider");
   const success = isSuccessful(outcome.reasonCode);
@@ -291,7 +311,9 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
   const chargeOutcome = deriveChargeOutcome(success, amount);
 
   // 6. Shape the result (full content of a large result goes to the result store).
-  const shaped = success ? await shapeResult(db, executionId, outcome.data, mode, req.maxResponseSize) : { result: { data: {} } as const, truncated: false, sizeBytes: 2 };
+  // The provider refused the connection and would not renew it: the answer says where to connect again.
+  const failedResult = outcome.reasonCode === "oauth_signin_required" && access.kind === "connection" ? { data: {}, ...signinResult(access.reconnect) } : { data: {} };
+  const shaped = success ? await shapeResult(db, executionId, outcome.data, mode, req.maxResponseSize) : { result: failedResult as { data: Record<string, never> }, truncated: false, sizeBytes: 2 };
   const ms = msSince(started);
   lap("shape");
   const listAmount = creditsToNumber(amount);
@@ -450,6 +472,17 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
     autoTopupAfterCharge(db, caller.accountId, "0");
     return reject(402, "billing.insufficient_credits", `Insufficient credits: this call needs ${creditsText(needed)}`, undefined, tool ?? undefined);
   }
+}
+
+/** The result of a Call refused for want of the caller's connection: where to connect, for which provider and scopes. */
+function signinResult(signin: Signin): Record<string, unknown> {
+  return { signin_url: signin.signinUrl, provider_id: signin.providerId, scopes: signin.scopes };
+}
+
+/** The account's region (set by the operator or an owner); null when none is set. */
+export async function accountRegion(db: Db, accountId: string): Promise<string | null> {
+  const [row] = await db.select({ region: accounts.region }).from(accounts).where(eq(accounts.id, accountId));
+  return row?.region ?? null;
 }
 
 /** Seconds from milliseconds, to the microsecond (no float noise such as 0.06309000000000001). */

@@ -7,6 +7,9 @@ import type { Clock } from "../clock";
 import { credits, creditsToNumber } from "../money";
 import type { ValidationIssue } from "../errors";
 import { validateParameters, withCurrentSchema, withDefaults } from "./validate-parameters";
+import { accountRegion } from "./call-tool";
+import { callAccess, type ConnectionSubject } from "../connections/call-access";
+import type { ToolRecord } from "../catalog/get-tool";
 
 export const probeChecks = ["schema", "quote", "coverage", "sample"] as const;
 export type ProbeCheck = (typeof probeChecks)[number];
@@ -23,6 +26,7 @@ export interface ProbeResponse {
   quote?: { estimate_credits: number; currency: "credits"; exact: boolean; basis: string; budget?: BudgetHeadroom | null };
   coverage?: { verdict: "unknown"; reason: string };
   sample?: { verdict: "unknown"; reason: string };
+  readiness?: Readiness;
   executed: false;
   charged: false;
 }
@@ -49,10 +53,43 @@ export interface Spender {
   clientId: string | null;
 }
 
+/** Whether a Call by this caller would be refused before anything is sent (extension). */
+export interface Readiness {
+  callable: boolean;
+  reason_code: "oauth_signin_required" | "region_restricted" | null;
+  message: string | null;
+  signin_url?: string;
+  provider_id?: string;
+  scopes?: string[];
+  regions?: string[];
+}
+
+/** Whose connections a Call by this credential would use. */
+export function subjectOf(auth: AuthContext): ConnectionSubject {
+  return auth.kind === "api_key" ? { accountId: auth.accountId, userId: null, apiKeyId: auth.apiKeyId } : { accountId: auth.accountId, userId: auth.userId, apiKeyId: null };
+}
+
 /** The spender of a request's credential: an API key, or a user or delegation token (with its OAuth client). */
 export function spenderOf(auth: AuthContext): Spender {
   if (auth.kind === "api_key") return { accountId: auth.accountId, apiKeyId: auth.apiKeyId, clientId: null };
   return { accountId: auth.accountId, apiKeyId: null, clientId: auth.kind === "delegation" ? (auth.claims.client_id ?? null) : null };
+}
+
+/**
+ * What a Call would be refused for before execution (region, the caller's connection), read
+ * without side effects: a token that is due for refresh counts as usable, as a Call would refresh it.
+ */
+async function callReadiness(db: Db, subject: ConnectionSubject, tool: ToolRecord): Promise<Readiness | undefined> {
+  if (tool.regions) {
+    const region = await accountRegion(db, subject.accountId);
+    if (region === null || !tool.regions.includes(region)) {
+      return { callable: false, reason_code: "region_restricted", message: `Capability unavailable in the current region: ${tool.id} may be called from ${tool.regions.join(", ")}`, regions: tool.regions };
+    }
+  }
+  const access = await callAccess(db, subject, tool.target, { refresh: false });
+  if (access.kind === "signin") return { callable: false, reason_code: "oauth_signin_required", message: access.message, signin_url: access.signinUrl, provider_id: access.providerId, scopes: access.scopes };
+  if (access.kind === "connection" || tool.regions) return { callable: true, reason_code: null, message: null };
+  return undefined;
 }
 
 const UNKNOWN_REASON = "Not assessed: Probe never contacts the provider (live_budget=none)";
@@ -63,7 +100,7 @@ const UNKNOWN_REASON = "Not assessed: Probe never contacts the provider (live_bu
  */
 export async function probeTool(
   db: Db,
-  input: { toolId: string; parameters: Record<string, unknown>; checks?: ProbeCheck[]; liveBudget?: string; spender?: Spender; clock?: Clock },
+  input: { toolId: string; parameters: Record<string, unknown>; checks?: ProbeCheck[]; liveBudget?: string; spender?: Spender; subject?: ConnectionSubject; clock?: Clock },
 ): Promise<ProbeResult> {
   if (input.liveBudget !== undefined && input.liveBudget !== "none") {
     return { kind: "invalid", message: `live_budget "${input.liveBudget}" is not offered: Probe validates only; use live_budget=none` };
@@ -83,6 +120,10 @@ export async function probeTool(
     const estimate = creditsToNumber(quote.estimateCredits);
     body.quote = { estimate_credits: estimate, currency: "credits", exact: quote.exact, basis: quote.basis };
     if (input.spender) body.quote.budget = await tightestBudget(db, input.spender, estimate, input.clock);
+  }
+  if (input.subject) {
+    const readiness = await callReadiness(db, input.subject, tool);
+    if (readiness) body.readiness = readiness;
   }
   if (checks.includes("coverage")) body.coverage = { verdict: "unknown", reason: UNKNOWN_REASON };
   if (checks.includes("sample")) body.sample = { verdict: "unknown", reason: UNKNOWN_REASON };

@@ -2,6 +2,7 @@
 // tools, a page at a time, each called like Call. For small catalogs and clients that want the
 // tools themselves; meta mode (discover, inspect, probe, call) keeps a large catalog out of the
 // agent's context.
+import { signinNotice } from "./signin-notice";
 import type { Context } from "hono";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -46,7 +47,7 @@ function describe(t: CatalogTool): string {
 
 /** The Call's body as JSON text (and as structured content when it succeeded); an error is text only. */
 function text(data: Record<string, unknown>, isError: boolean): CallToolResult {
-  const content: CallToolResult["content"] = [{ type: "text", text: JSON.stringify(data) }];
+  const content: CallToolResult["content"] = [...(isError ? signinNotice(data) : []), { type: "text", text: JSON.stringify(data) }];
   return isError ? { content, isError: true } : { content, structuredContent: data };
 }
 

@@ -2,6 +2,7 @@
 // as the REST operations, with the same credentials, rate-limit buckets, delegation limits and
 // reason codes. One server per request (the transport is stateless), so any instance serves any
 // request of a session.
+import { signinNotice } from "./signin-notice";
 import type { Context } from "hono";
 import { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -28,7 +29,7 @@ import { API_VERSION } from "../version";
  * validate structured content against the tool's outputSchema, which describes success.
  */
 function answer(data: Record<string, unknown>, isError = false): CallToolResult {
-  const content: CallToolResult["content"] = [{ type: "text", text: JSON.stringify(data) }];
+  const content: CallToolResult["content"] = [...(isError ? signinNotice(data) : []), { type: "text", text: JSON.stringify(data) }];
   return isError ? { content, isError: true } : { content, structuredContent: data };
 }
 

@@ -48,7 +48,7 @@ describe("authorization server metadata (RFC 8414)", () => {
       "urn:ietf:params:oauth:grant-type:device_code",
       "urn:ietf:params:oauth:grant-type:token-exchange",
     ]);
-    expect(h.as.scopes_supported).toEqual(["tools:read", "tools:execute", "usage:read", "ledger:read", "account:manage"]);
+    expect(h.as.scopes_supported).toEqual(["tools:read", "tools:execute", "usage:read", "ledger:read", "account:manage", "connections:manage"]);
   });
 
   it("publishes the OAuth operations with form-encoded bodies in the OpenAPI description", async () => {

@@ -11,6 +11,7 @@ export const SCOPES = {
   "usage:read": "Read the usage history",
   "ledger:read": "Read the credit balance and the credits ledger",
   "account:manage": "Manage the account: API keys, budgets, alerts, webhooks and refunds",
+  "connections:manage": "Connect, list and disconnect your accounts at third-party providers (never their tokens)",
 } as const;
 export type Scope = keyof typeof SCOPES;
 

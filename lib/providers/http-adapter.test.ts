@@ -49,6 +49,7 @@ function target(baseUrl: string, method: string): ToolTarget {
     transport: "http",
     baseUrl,
     auth: null,
+    connection: null,
     allowPrivateNetwork: true,
     execution: { method, path: "/value", result_path: "data" },
     timeoutMs: 2_000,

@@ -9,7 +9,7 @@ import { chosenBodyType, encodeBody } from "./http-body";
 import { applyCredentials, chooseCredentials } from "./http-credentials";
 import { FileValueError } from "./http-files";
 import { agentFor, outboundAgents, PrivateAddressError } from "./ssrf-guard";
-import { isEmptyData, type ProviderAdapter, type ProviderOutcome, type ToolTarget } from "./types";
+import { isEmptyData, type CallConnection, type ProviderAdapter, type ProviderOutcome, type ToolTarget } from "./types";
 
 /** Upstream bodies beyond this are not read: the call fails rather than exhausting memory. */
 export const MAX_UPSTREAM_BYTES = 10 * 1024 * 1024;
@@ -31,7 +31,7 @@ class UpstreamTooLarge extends Error {}
 /** A Call that must not be sent (a credential unset, a file that cannot be had): its outcome, nothing sent. */
 export class RequestNotSent extends Error {
   constructor(
-    readonly reasonCode: "provider.error" | "validation_error",
+    readonly reasonCode: "provider.error" | "validation_error" | "oauth_signin_required",
     message: string,
   ) {
     super(message);
@@ -53,10 +53,10 @@ export interface HttpRequest {
  * say, the body in the media type chosen (see `encodeBody`; the `content_type_param` picks it and
  * is never sent), and the credentials `chooseCredentials` picks. Throws `RequestNotSent`.
  */
-export async function buildRequest(target: ToolTarget, parameters: Record<string, unknown>, deadline = Date.now() + target.timeoutMs): Promise<HttpRequest> {
+export async function buildRequest(target: ToolTarget, parameters: Record<string, unknown>, deadline = Date.now() + target.timeoutMs, connection?: CallConnection): Promise<HttpRequest> {
   const mapping = target.execution as unknown as HttpExecution;
-  const credentials = chooseCredentials(mapping.security, target.auth);
-  if (!credentials.ok) throw new RequestNotSent("provider.error", `${credentials.message}; nothing was sent`);
+  const credentials = chooseCredentials(mapping.security, target.auth, connection);
+  if (!credentials.ok) throw new RequestNotSent(credentials.signin ? "oauth_signin_required" : "provider.error", `${credentials.message}; nothing was sent`);
   const wire = (name: string) => wireName(mapping, name);
   const used = new Set<string>(mapping.content_type_param === undefined ? [] : [mapping.content_type_param]);
   const headers: Record<string, string> = { accept: "application/json", "user-agent": "tollgate/1" };
@@ -216,17 +216,32 @@ export function classifyResponse(status: number, body: Buffer, resultPath?: stri
 }
 
 export const httpAdapter: ProviderAdapter = {
-  async execute(target, parameters) {
+  async execute(target, parameters, context) {
     const deadline = Date.now() + target.timeoutMs;
+    let connection = context?.connection;
     let req: HttpRequest;
     try {
-      req = await buildRequest(target, parameters, deadline);
+      req = await buildRequest(target, parameters, deadline, connection);
     } catch (err) {
       if (err instanceof RequestNotSent) return { reasonCode: err.reasonCode, data: {}, errorMessage: err.message };
       throw err;
     }
     try {
-      const { status, body, location } = await send(target, req, deadline);
+      let answer = await send(target, req, deadline);
+      // A 401 to the caller's OAuth token: refreshed once and sent again (the provider did not act on a
+      // request it refused to authenticate). A refresh the provider refuses leaves the user to connect again.
+      if (answer.status === 401 && connection?.refreshAfterUnauthorized) {
+        const renewed = await connection.refreshAfterUnauthorized();
+        if (renewed === "needs_reauth") {
+          return { reasonCode: "oauth_signin_required", data: {}, httpStatus: 401, errorMessage: "The provider no longer accepts your connection and would not renew it: connect again" };
+        }
+        if (renewed) {
+          connection = { ...connection, secret: renewed.token, refreshAfterUnauthorized: undefined };
+          req = await buildRequest(target, parameters, deadline, connection);
+          answer = await send(target, req, deadline);
+        }
+      }
+      const { status, body, location } = answer;
       return classifyResponse(status, body, req.resultPath, { declared: req.emptySuccess, location });
     } catch (err) {
       if (err instanceof UpstreamTimeout) return { reasonCode: "transport.timeout", data: {}, errorMessage: err.message };

@@ -3,7 +3,7 @@ import { buildRequest, RequestNotSent } from "./http-adapter";
 import type { ToolTarget } from "./types";
 
 function target(execution: Record<string, unknown>): ToolTarget {
-  return { toolId: "t", providerId: "p", transport: "http", baseUrl: "https://api.example/v1", auth: null, allowPrivateNetwork: false, execution, timeoutMs: 1_000 };
+  return { toolId: "t", providerId: "p", transport: "http", baseUrl: "https://api.example/v1", auth: null, connection: null, allowPrivateNetwork: false, execution, timeoutMs: 1_000 };
 }
 
 /** Parses a multipart body as a server would (the platform's own parser). */

@@ -11,7 +11,7 @@ afterEach(() => {
 });
 
 function target(execution: Record<string, unknown>, auth: ToolTarget["auth"] = null): ToolTarget {
-  return { toolId: "t", providerId: "p", transport: "http", baseUrl: "https://api.example", auth, allowPrivateNetwork: false, execution, timeoutMs: 1_000 };
+  return { toolId: "t", providerId: "p", transport: "http", baseUrl: "https://api.example", auth, connection: null, allowPrivateNetwork: false, execution, timeoutMs: 1_000 };
 }
 
 const bearer: HttpCredential = { scheme: "bearerAuth", type: "bearer", env: "TEST_BEARER" };

@@ -37,7 +37,7 @@ function target(ownerStyle: HttpStyle): ToolTarget {
     styles: { owner: ownerStyle },
     security: [CREDENTIALS],
   };
-  return { toolId: "t", providerId: "request-line", transport: "http", baseUrl: `${receiver.url}/base`, auth: null, allowPrivateNetwork: true, execution, timeoutMs: 5_000 };
+  return { toolId: "t", providerId: "request-line", transport: "http", baseUrl: `${receiver.url}/base`, auth: null, connection: null, allowPrivateNetwork: true, execution, timeoutMs: 5_000 };
 }
 
 /** Pieces that parsers treat specially, and the credentials' names, to be combined with arbitrary text. */

@@ -4,7 +4,7 @@ import { appendQuery, headerValue, pathValue } from "./http-serialize";
 import type { ToolTarget } from "./types";
 
 function target(execution: Record<string, unknown>, auth: ToolTarget["auth"] = null): ToolTarget {
-  return { toolId: "t", providerId: "p", transport: "http", baseUrl: "https://api.example/v1/", auth, allowPrivateNetwork: false, execution, timeoutMs: 1_000 };
+  return { toolId: "t", providerId: "p", transport: "http", baseUrl: "https://api.example/v1/", auth, connection: null, allowPrivateNetwork: false, execution, timeoutMs: 1_000 };
 }
 
 const query = (build: (q: URLSearchParams) => void) => {

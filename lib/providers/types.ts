@@ -1,4 +1,4 @@
-import type { ProviderAuth } from "../catalog/manifest";
+import type { ProviderAuth, ProviderConnection } from "../catalog/manifest";
 
 /** Reason codes of contract section 7 that an execution can end with. */
 export type ReasonCode =
@@ -18,7 +18,10 @@ export type ReasonCode =
   | "billing.insufficient_credits"
   | "billing.delegation_cap"
   | "billing.budget_exceeded"
-  | "delegation.scope_denied";
+  | "delegation.scope_denied"
+  // Contract section 7 codes of Calls refused before execution.
+  | "oauth_signin_required"
+  | "region_restricted";
 
 /** What an adapter reports; settlement derives success, charge and charge outcome from it. */
 export interface ProviderOutcome {
@@ -35,13 +38,34 @@ export interface ToolTarget {
   transport: "builtin" | "http" | "mcp" | "none";
   baseUrl: string | null;
   auth: ProviderAuth | null;
+  /** How callers connect their own credential (null: the server's only). */
+  connection: ProviderConnection | null;
   allowPrivateNetwork: boolean;
   execution: Record<string, unknown>;
   timeoutMs: number;
 }
 
+/** The caller's connection a Call acts with (lib/connections/call-access.ts). */
+export interface CallConnection {
+  /** The access token, or the pasted secret. */
+  secret: string;
+  /** Scopes granted (OAuth); null: a pasted secret, which any operation may use. */
+  scopes: string[] | null;
+  /** A pasted single value sent as basic credentials is `value:` (a user name, no password). */
+  basicFromToken: boolean;
+  /**
+   * After an upstream 401: a refreshed access token (at most once per Call); `needs_reauth` when the
+   * provider refused to renew the connection; null when it could not be renewed now.
+   */
+  refreshAfterUnauthorized?: () => Promise<{ token: string } | "needs_reauth" | null>;
+}
+
+export interface CallContext {
+  connection?: CallConnection;
+}
+
 export interface ProviderAdapter {
-  execute(target: ToolTarget, parameters: Record<string, unknown>): Promise<ProviderOutcome>;
+  execute(target: ToolTarget, parameters: Record<string, unknown>, context?: CallContext): Promise<ProviderOutcome>;
 }
 
 /** Successful outcomes are the ones a charge may follow. */

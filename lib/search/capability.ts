@@ -16,7 +16,11 @@ function texts(tool: CatalogTool, lang: SearchLang) {
   };
 }
 
-export function capabilityResult(tool: CatalogTool, lang: SearchLang, view: "full" | "lean" = "full"): CapabilityResult {
+/**
+ * `accountRegion`: the caller's account's region (null: none set), to mark tools it may not call;
+ * undefined leaves the mark out.
+ */
+export function capabilityResult(tool: CatalogTool, lang: SearchLang, view: "full" | "lean" = "full", accountRegion?: string | null): CapabilityResult {
   const t = texts(tool, lang);
   const lean = view === "lean";
   const result: CapabilityResult = {
@@ -35,6 +39,11 @@ export function capabilityResult(tool: CatalogTool, lang: SearchLang, view: "ful
   if (tool.oneOfRequired) result.one_of_required = tool.oneOfRequired;
   if (tool.expectedCost) result.expected_cost = tool.expectedCost;
   if (tool.billingRule) result.billing_rule = tool.billingRule;
+  if (tool.connection) result.requires_connection = { provider_id: tool.providerId, provider_name: t.providerName, ...tool.connection };
+  if (tool.regions) {
+    result.regions = tool.regions;
+    if (accountRegion !== undefined) result.region_restricted = accountRegion === null || !tool.regions.includes(accountRegion);
+  }
   if (!lean) {
     if (tool.examples) result.examples = tool.examples;
     result.stats = { avg_execution_time_ms: tool.avgExecutionTimeMs, success_rate: tool.successRate };

@@ -14,11 +14,12 @@
 // to the new snapshot's records (a tool no longer active is never returned; a new tool is found by
 // its id or name at once, by its words once the new index is built).
 import { eq, sql } from "drizzle-orm";
-import { catalogState, creditBalances, providers, tools } from "../db/schema";
+import { accounts, catalogState, creditBalances, providers, tools } from "../db/schema";
 import type { Db } from "../db/types";
 import { own } from "../own";
 import { statementName } from "../db/statement";
-import type { BillingRule, ToolLang, ToolParam } from "../catalog/manifest";
+import type { BillingRule, HttpCredential, ProviderAuth, ProviderConnection, ToolLang, ToolParam } from "../catalog/manifest";
+import { takesConnection } from "../providers/http-credentials";
 import { releaseReplacedIndexSoon } from "./release-replaced";
 import { SearchIndex, analyzeDocument, type AnalyzedDocument, type IndexDocument } from "./ranker";
 
@@ -52,6 +53,10 @@ export interface CatalogTool {
   httpPath: string | null;
   /** An http tool's method (`GET`, `POST`, …): what the operation does to what its path names. */
   httpMethod: string | null;
+  /** The caller's own connection a Call needs (docs/connections.md); null: none. */
+  connection: { kind: "oauth2" | "secret"; scopes: string[] } | null;
+  /** Regions where the tool may be called (its own, else its provider's); null: everywhere. */
+  regions: string[] | null;
 }
 
 /**
@@ -136,7 +141,8 @@ function versionAndCreditsQuery(db: Db) {
   const accountId = sql.placeholder("accountId");
   const available = sql<string | null>`(select ${creditBalances.paidCredits} + ${creditBalances.bonusCredits} + ${creditBalances.rewardCredits} - ${creditBalances.reservedCredits}
       from ${creditBalances} where ${creditBalances.accountId} = ${accountId})`;
-  return db.select({ version: catalogState.version, available }).from(catalogState).where(eq(catalogState.id, 1)).prepare(statementName("tg_catalog_version_credits"));
+  const region = sql<string | null>`(select ${accounts.region} from ${accounts} where ${accounts.id} = ${accountId})`;
+  return db.select({ version: catalogState.version, available, region }).from(catalogState).where(eq(catalogState.id, 1)).prepare(statementName("tg_catalog_version_credits_region"));
 }
 
 // Prepared once per handle: this runs on every Discover and Inspect, and building the query is
@@ -147,11 +153,11 @@ const preparedReads = new WeakMap<Db, ReturnType<typeof versionAndCreditsQuery>>
  * The catalog version and the account's available credits (null without a balance row) in one
  * round trip: every Discover and Inspect needs both.
  */
-export async function readCatalogVersionAndCredits(db: Db, accountId: string): Promise<{ version: number; available: string | null }> {
+export async function readCatalogVersionAndCredits(db: Db, accountId: string): Promise<{ version: number; available: string | null; region: string | null }> {
   let query = preparedReads.get(db);
   if (!query) preparedReads.set(db, (query = versionAndCreditsQuery(db)));
   const rows = await query.execute({ accountId });
-  return { version: Number(rows[0]?.version ?? 0), available: rows[0]?.available ?? null };
+  return { version: Number(rows[0]?.version ?? 0), available: rows[0]?.available ?? null, region: rows[0]?.region ?? null };
 }
 
 /**
@@ -205,7 +211,11 @@ function selectTools(tx: Db) {
         providerId: tools.providerId,
         httpPath: sql<string | null>`${tools.execution}->>'path'`,
         httpMethod: sql<string | null>`${tools.execution}->>'method'`,
+        security: sql<unknown>`${tools.execution}->'security'`,
+        regions: sql<string[] | null>`coalesce(${tools.regions}, ${providers.regions})`,
       },
+      providerAuth: providers.auth,
+      providerConnection: providers.connection,
       active: sql<boolean>`${tools.status} = 'active'`,
       providerName: providers.name,
       providerI18n: providers.i18n,
@@ -261,7 +271,7 @@ async function loadSnapshot(db: Db, state: State, previous = state.snapshot): Pr
   return buildSnapshot(version, seen, entries, state);
 }
 
-function catalogTool({ tool, providerName, providerI18n }: ToolRow): CatalogTool {
+function catalogTool({ tool, providerName, providerI18n, providerAuth, providerConnection }: ToolRow): CatalogTool {
   return {
     id: tool.id,
     name: tool.name,
@@ -283,7 +293,16 @@ function catalogTool({ tool, providerName, providerI18n }: ToolRow): CatalogTool
     providerI18n: (providerI18n ?? {}) as CatalogTool["providerI18n"],
     httpPath: tool.httpPath ?? null,
     httpMethod: tool.httpMethod ?? null,
+    connection: connectionNeed(tool.security as HttpCredential[][] | null, providerAuth as ProviderAuth | null, providerConnection as ProviderConnection | null),
+    regions: tool.regions ?? null,
   };
+}
+
+/** What a tool needs of the caller's connection: the kind, and the scopes of its first alternative that takes one. */
+export function connectionNeed(security: HttpCredential[][] | null | undefined, auth: ProviderAuth | null, connection: ProviderConnection | null): CatalogTool["connection"] {
+  if (!connection || !takesConnection(security ?? undefined, auth)) return null;
+  const first = (security ?? []).find((alternative) => alternative.some((c) => c.connection));
+  return { kind: connection.type, scopes: [...new Set((first ?? []).flatMap((c) => (c.connection ? (c.scopes ?? []) : [])))] };
 }
 
 function buildSnapshot(version: number, seen: string, entries: Map<string, Entry>, state: State): Snapshot {

@@ -75,6 +75,8 @@ export function catalogToolsFromManifest(manifest: Manifest): CatalogTool[] {
         providerI18n: p.i18n ?? {},
         httpPath: t.execution && "path" in t.execution && typeof t.execution.path === "string" ? t.execution.path : null,
         httpMethod: t.execution && "method" in t.execution && typeof t.execution.method === "string" ? t.execution.method : null,
+        connection: null,
+        regions: t.regions ?? p.regions ?? null,
       }),
     ),
   );

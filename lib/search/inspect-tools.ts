@@ -29,16 +29,16 @@ export type InspectOutcome =
  * A tool's result from the catalog snapshot, or with its live params; null when its live server
  * no longer lists it. Live fetches may throw `DomainError("upstream_timeout" | "upstream_unavailable")`.
  */
-async function describeTool(tool: CatalogTool, live: LiveSchemaTool | undefined, lang: SearchLang, view: "full" | "lean"): Promise<CapabilityResult | null> {
-  if (!live) return capabilityResult(tool, lang, view);
+async function describeTool(tool: CatalogTool, live: LiveSchemaTool | undefined, lang: SearchLang, view: "full" | "lean", region: string | null): Promise<CapabilityResult | null> {
+  if (!live) return capabilityResult(tool, lang, view, region);
   const schema = await fetchLiveSchema(live);
-  return schema && capabilityResult({ ...tool, params: schema.params, oneOfRequired: schema.oneOfRequired ?? null }, lang, view);
+  return schema && capabilityResult({ ...tool, params: schema.params, oneOfRequired: schema.oneOfRequired ?? null }, lang, view, region);
 }
 
 export async function inspectTools(db: Db, input: InspectToolsInput): Promise<InspectOutcome> {
   const started = performance.now();
   const { request, lang } = input;
-  const { version, available } = await readCatalogVersionAndCredits(db, input.accountId);
+  const { version, available, region } = await readCatalogVersionAndCredits(db, input.accountId);
   const snapshot = await catalogSnapshot(db, version);
   const ids = [...new Set(request.tool_ids)];
   const found = ids.map((id) => snapshot.byId.get(id)).filter((t): t is CatalogTool => t !== undefined);
@@ -47,7 +47,7 @@ export async function inspectTools(db: Db, input: InspectToolsInput): Promise<In
   let answered: (CapabilityResult | null)[] = [];
   let upstream: DomainError | undefined;
   try {
-    answered = await Promise.all(found.map((t) => describeTool(t, live.get(t.id), lang, request.view)));
+    answered = await Promise.all(found.map((t) => describeTool(t, live.get(t.id), lang, request.view, region)));
   } catch (err) {
     if (!(err instanceof DomainError) || (err.code !== "upstream_timeout" && err.code !== "upstream_unavailable")) throw err;
     upstream = err;

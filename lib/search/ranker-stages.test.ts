@@ -109,7 +109,7 @@ describe("an operation's path as words of its name", () => {
   const operation = (id: string, httpPath: string): CatalogTool => ({
     id, name: "Get Details", description: "Get the primary information.", lang: "en", i18n: {}, category: null,
     params: [], oneOfRequired: null, examples: null, expectedCost: null, billingRule: null, successRate: null, avgExecutionTimeMs: null,
-    source: null, updatedAt: new Date(0), providerId: "api", providerName: "API", providerI18n: {}, httpPath, httpMethod: "GET",
+    source: null, updatedAt: new Date(0), providerId: "api", providerName: "API", providerI18n: {}, httpPath, httpMethod: "GET", connection: null, regions: null,
   });
   it("tells apart operations whose summaries are the same (`Get Details` of /person/{person_id} and of /movie/{movie_id})", () => {
     const docs = [operation("movie", "/movie/{movie_id}"), operation("person", "/person/{person_id}")].map((t) => analyzeDocument(indexDocument(t)));
@@ -123,7 +123,7 @@ describe("the HTTP method of an operation (method)", () => {
   const operation = (id: string, httpMethod: string | null, httpPath: string | null, name: string, description = `The ${name.toLowerCase()}.`): CatalogTool => ({
     id, name, description, lang: "en", i18n: {}, category: null,
     params: [], oneOfRequired: null, examples: null, expectedCost: null, billingRule: null, successRate: null, avgExecutionTimeMs: null,
-    source: null, updatedAt: new Date(0), providerId: "api", providerName: "API", providerI18n: {}, httpPath, httpMethod,
+    source: null, updatedAt: new Date(0), providerId: "api", providerName: "API", providerI18n: {}, httpPath, httpMethod, connection: null, regions: null,
   });
   const api = [
     operation("a-get", "GET", "/chat/completions/{completion_id}", "Chat completion", "A stored chat completion: only those created with `store` can be read."),

@@ -66,6 +66,12 @@ export const CapabilityResultSchema = z
       .optional()
       .openapi({ description: "Historical figures; null when not yet measured. Left out of `view=lean`." }),
     match: MatchSchema.optional().openapi({ description: "Extension, Discover `view=full` only: why the tool ranked where it did" }),
+    requires_connection: z
+      .object({ provider_id: z.string(), provider_name: z.string(), kind: z.enum(["oauth2", "secret"]), scopes: z.array(z.string()) })
+      .optional()
+      .openapi({ description: "Extension: the tool acts as the caller at the provider; a Call without the caller's connection answers oauth_signin_required with a signin_url" }),
+    regions: z.array(z.string()).optional().openapi({ description: "Extension: the regions where the tool may be called" }),
+    region_restricted: z.boolean().optional().openapi({ description: "Extension: true when the caller's account is outside `regions` (a Call answers region_restricted)" }),
   })
   .openapi("CapabilityResult");
 export type CapabilityResult = z.infer<typeof CapabilityResultSchema>;

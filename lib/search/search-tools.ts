@@ -35,12 +35,12 @@ export type SearchOutcome = { outcome: "ok" | "insufficient_credits" | "budget_e
 export async function searchTools(db: Db, input: SearchToolsInput): Promise<SearchOutcome> {
   const started = performance.now();
   const { request, lang } = input;
-  const { version, available } = await readCatalogVersionAndCredits(db, input.accountId);
+  const { version, available, region } = await readCatalogVersionAndCredits(db, input.accountId);
   const snapshot = await catalogSnapshot(db, version);
   assertKnownSource(snapshot, request.source);
   const ranked = await rankTools(snapshot, request.query, request.limit, request.source);
   const found = ranked.map((r) => r.tool);
-  const results = ranked.map(({ tool, match }) => (request.view === "routing" ? routingCard(tool, lang) : { ...capabilityResult(tool, lang), match: match() }));
+  const results = ranked.map(({ tool, match }) => (request.view === "routing" ? routingCard(tool, lang) : { ...capabilityResult(tool, lang, "full", region), match: match() }));
   const elapsedMs = msSince(started);
 
   const searchId = newId("srch");

@@ -22,7 +22,9 @@ import { confirmEnrolment, getTwoFactorStatus, startEnrolment } from "../account
 import { issueAccessToken } from "../auth/jwt";
 import { apiAudience } from "../auth/issuer";
 import { ACCESS_TOKEN_TYPE } from "../oauth/token-exchange";
-import { tools } from "../db/schema";
+import { connections, tools } from "../db/schema";
+import { seal } from "../vault/vault";
+import { tokenContext } from "../connections/connections";
 import { configurePayments, startFakeStripe, type FakeStripe } from "../testing/fake-stripe";
 
 /**
@@ -648,6 +650,27 @@ const TABLE: Record<string, Row> = {
       expect(res.body.data).toEqual({ marked: 0 });
       const own = (await get("/auth/notifications", b.accessToken)).body.data.items.find((n: { id: string }) => n.id === B.notificationId);
       expect(own).toMatchObject({ read_at: null });
+    },
+  },
+  "POST /auth/connections": {
+    ids: ["body:provider_id"],
+    answer: "a provider is the catalog's, not an account's: A's request starts A's own connection and never touches B's",
+    check: async () => {
+      const refused = await api("POST", "/auth/connections", a.accessToken, { provider_id: compoundProvider, secret: { value: "x" } });
+      expect(refused.status).toBe(400);
+      expect((await get("/auth/connections", b.accessToken)).body.data.connections).toEqual([]);
+      expect((await get("/auth/connections", a.accessToken)).body.data.connections).toEqual([]);
+    },
+  },
+  "DELETE /auth/connections/{connection_id}": {
+    ids: ["path:connection_id"],
+    answer: "404, and B's connection stays active with its token",
+    check: async () => {
+      const id = "con_cross_account_b";
+      await database.db.insert(connections).values({ id, accountId: b.accountId, userId: b.userId, providerId: compoundProvider, kind: "secret", accessToken: seal("sk_b_secret", tokenContext("access_token", id)), createdBy: b.userId });
+      notFound(await api("DELETE", `/auth/connections/${q(id)}`, a.accessToken));
+      const [row] = await database.db.select().from(connections).where(eq(connections.id, id));
+      expect(row).toMatchObject({ status: "active", accessToken: expect.stringMatching(/^v1\./) });
     },
   },
   "DELETE /auth/webhooks/{endpoint_id}": {

@@ -9,7 +9,9 @@ import { operationsAccepting, operationsWithAccountId } from "../testing/openapi
 import type { OpenApiDocument } from "../testing/openapi-arbitrary";
 import { createUser } from "../accounts/create-user";
 import { DEFAULT_SCOPE, issueAccessToken } from "../auth/jwt";
-import { supportAccessLog } from "../db/schema";
+import { connections, supportAccessLog, tools } from "../db/schema";
+import { seal } from "../vault/vault";
+import { tokenContext } from "../connections/connections";
 import { createWebhookEndpoint } from "../webhooks/endpoints";
 import { inviteMember } from "../accounts/members";
 import { confirmEnrolment, disableTwoFactor, setRequireTwoFactor, startEnrolment } from "../accounts/two-factor";
@@ -110,6 +112,16 @@ async function startOwnEnrolment(token: string) {
   const started = await api("POST", "/auth/user/two-factor/enrolment", token, { password: PASSWORD });
   expect(started.status).toBe(200);
   return started.body.data.secret as string;
+}
+
+/** A pasted-secret connection of `userId` in the owner's account, made directly. */
+let connectionsMade = 0;
+const compoundProvider = async () => (await database.db.select({ providerId: tools.providerId }).from(tools).where(eq(tools.id, COMPOUND)))[0].providerId;
+async function ownConnection(userId: string): Promise<string> {
+  const id = `con_roles_${(connectionsMade += 1)}`;
+  const providerId = await compoundProvider();
+  await database.db.insert(connections).values({ id, accountId: owner.accountId, userId, providerId, kind: "secret", accessToken: seal("sk_roles", tokenContext("access_token", id)), createdBy: userId });
+  return id;
 }
 
 const createKey = async (token: string) => (await api("POST", "/auth/api-keys", token, { name: "role test" })).body.data.api_key_id as string;
@@ -221,6 +233,12 @@ const OWN_ACCOUNT: Record<string, { status: number; /** What a member gets where
       return res;
     },
   },
+  // Connected accounts: each user connects and disconnects their own; owners decide who may share; owners set the region.
+  "GET /auth/connections": { status: 200, send: (t) => api("GET", "/auth/connections", t) },
+  "POST /auth/connections": { status: 400, send: async (t) => api("POST", "/auth/connections", t, { provider_id: await compoundProvider(), secret: { value: "not connectable" } }) },
+  "DELETE /auth/connections/{connection_id}": { status: 200, send: async (t) => api("DELETE", `/auth/connections/${await ownConnection(userOf(t))}`, t) },
+  "PUT /auth/connections/sharing": { status: 200, member: 403, send: (t) => api("PUT", "/auth/connections/sharing", t, { sharing: "owners" }) },
+  "PUT /auth/account/region": { status: 200, member: 403, send: (t) => api("PUT", "/auth/account/region", t, { region: "eu" }) },
   // Refunds are support's: owner and member read their Call's refunds but cannot refund it.
   "GET /auth/executions/{execution_id}/refunds": { status: 200, send: (t) => api("GET", `/auth/executions/${own.executionId}/refunds`, t) },
   "POST /auth/executions/{execution_id}/refunds": { status: 403, send: (t) => api("POST", `/auth/executions/${own.executionId}/refunds`, t, { reason: "mine" }) },

@@ -39,5 +39,11 @@ export const activityActions = [
   "two_factor.reset",
   "two_factor.required",
   "support.accessed",
+  "connection.connected",
+  "connection.reconnected",
+  "connection.disconnected",
+  "connection.needs_reauth",
+  "connection.policy_set",
+  "account.region_set",
 ] as const;
 export type ActivityAction = (typeof activityActions)[number];

@@ -5,7 +5,7 @@ import { zodIssuesToDetail } from "../../http/errors";
 import { publicApiError } from "../../http/responses";
 import { ValidationIssueSchema } from "../../errors";
 import { PublicApiErrorSchema, authErrorResponses } from "../../http/schemas";
-import { probeChecks, probeTool, spenderOf } from "../../execution/probe-tool";
+import { probeChecks, probeTool, spenderOf, subjectOf } from "../../execution/probe-tool";
 
 export const ProbeBodySchema = z
   .object({
@@ -46,6 +46,18 @@ export const ProbeResponseSchema = z
       .optional(),
     coverage: Verdict.optional(),
     sample: Verdict.optional(),
+    readiness: z
+      .object({
+        callable: z.boolean().openapi({ description: "false: a Call now would be refused before anything is sent, with reason_code" }),
+        reason_code: z.enum(["oauth_signin_required", "region_restricted"]).nullable(),
+        message: z.string().nullable(),
+        signin_url: z.string().optional().openapi({ description: "oauth_signin_required: the dashboard page where the user connects the provider" }),
+        provider_id: z.string().optional(),
+        scopes: z.array(z.string()).optional(),
+        regions: z.array(z.string()).optional().openapi({ description: "region_restricted: where the tool may be called" }),
+      })
+      .optional()
+      .openapi({ description: "Extension: for tools that act as the caller at the provider or are limited to regions, whether a Call by this caller would be refused (the same reason codes a Call answers)" }),
     executed: z.literal(false),
     charged: z.literal(false),
   })
@@ -78,7 +90,7 @@ export function registerToolsProbe(app: ApiApp) {
     async (c) => {
       const { tool_id } = c.req.valid("query");
       const body = c.req.valid("json") ?? { parameters: {} };
-      const result = await probeTool(c.env.db, { toolId: tool_id, parameters: body.parameters ?? {}, checks: body.checks, liveBudget: body.live_budget, spender: spenderOf(c.get("auth")), clock: c.env.deps.clock });
+      const result = await probeTool(c.env.db, { toolId: tool_id, parameters: body.parameters ?? {}, checks: body.checks, liveBudget: body.live_budget, spender: spenderOf(c.get("auth")), subject: subjectOf(c.get("auth")), clock: c.env.deps.clock });
       if (result.kind === "invalid") return publicApiError(c, 400, result.message);
       if (result.kind === "not_found") return publicApiError(c, 404, result.message);
       return c.json(result.body, 200);

@@ -5,14 +5,15 @@
 // operation, or a warning — never a silent drop. Pure: no database, no network.
 import $RefParser, { JSONParserErrorGroup } from "@apidevtools/json-schema-ref-parser";
 import swagger2openapi from "swagger2openapi";
-import { type HttpCredential, type Manifest, ManifestError, ProviderManifestSchema, type ToolManifest, ToolManifestSchema, formatIssueList, parseManifest, toolIdPattern } from "../manifest";
+import { type HttpCredential, type Manifest, ManifestError, type ProviderAuth, type ProviderConnection, ProviderManifestSchema, type ToolManifest, ToolManifestSchema, formatIssueList, parseManifest, toolIdPattern } from "../manifest";
 import { plainText } from "../plain-text";
 import { operationToolKey } from "./ids";
 import { type OperationContext, type OperationInput, type OperationTool, toolFromOperation } from "./operation";
 import { billingRules } from "./prices";
-import { ownServer, providerAuth, providerBaseUrl, slug } from "./provider";
+import { ownServer, providerAuth, providerBaseUrl, resolveUrl, slug } from "./provider";
 import { pointerToken } from "./schema";
-import { expectedCredentials, securityResolver } from "./security";
+import { connectionOfScheme, credentialOf, expectedCredentials, requirementsDeclared, secretConnectionOf, securityResolver } from "./security";
+import { own } from "../../own";
 import { type ExpectedCredential, type Finding, type OpenApiImportOptions, OpenApiOptionError } from "./types";
 import { isObject, METHODS } from "./document";
 
@@ -63,9 +64,12 @@ export async function manifestFromOpenApi(input: unknown, options: OpenApiImport
     once.add(key);
   };
   const ctx: OperationContext = { version, fromSwagger2: isObject(input) && input.swagger === "2.0", warn: (pointer, message) => warnings.push({ pointer, message }), warnOnce };
-  const security = securityResolver(doc, (scheme) => options.schemeEnv?.[scheme] ?? (scheme === chosen.scheme ? options.authEnv : undefined), warnings);
-  const chosen = providerAuth(doc, options, security.declared, errors, warnings);
-  const auth = chosen.auth;
+  const chosen = providerAuth(doc, options, requirementsDeclared(doc), errors, warnings);
+  const envOf = (scheme: string) => options.schemeEnv?.[scheme] ?? (scheme === chosen.scheme ? options.authEnv : undefined);
+  const connections = connectionSchemes(doc, options, envOf);
+  const security = securityResolver(doc, envOf, warnings, (scheme) => connections.schemes.has(scheme));
+  // A document that names no requirements, whose chosen scheme is the callers' own: the provider's auth is their connection.
+  const auth = chosen.auth ?? (!security.declared && chosen.scheme && connections.schemes.has(chosen.scheme) ? connectionAuth(own(schemesOf(doc), chosen.scheme)) : undefined);
   const providerCredential = auth?.type === "query" ? { in: "query" as const, name: auth.query! } : auth?.type === "header" ? { in: "header" as const, name: auth.header! } : undefined;
   const baseUrl = providerBaseUrl(doc, options, errors, warnings);
   const providerId = options.providerId ?? slug(isObject(doc.info) && typeof doc.info.title === "string" ? doc.info.title : "");
@@ -174,6 +178,7 @@ export async function manifestFromOpenApi(input: unknown, options: OpenApiImport
           transport: "http",
           base_url: baseUrl,
           ...(auth ? { auth } : {}),
+          ...(connections.connection ? { connection: connections.connection } : {}),
           allow_private_network: options.allowPrivateNetwork ?? false,
           ...(options.source ? { source: options.source } : {}),
           tools: [],
@@ -189,6 +194,44 @@ export async function manifestFromOpenApi(input: unknown, options: OpenApiImport
       ? [{ scheme: chosen.scheme ?? "auth", type: auth.type, ...(auth.env ? { env: auth.env } : {}), operations: tools.length }]
       : [];
   return { manifest, operations, skipped, warnings, credentials };
+}
+
+function schemesOf(doc: Record<string, unknown>): Record<string, unknown> {
+  return isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {};
+}
+
+/**
+ * Which schemes are each caller's own connection, and how callers connect: oauth2 schemes with an
+ * authorization code flow and openIdConnect schemes (unless `--auth-env` gives them the server's
+ * variable), and the apiKey/http schemes named by `--connection`. A provider connects one way: the
+ * first OAuth scheme the document declares, else the marked secret.
+ */
+function connectionSchemes(doc: Record<string, unknown>, options: OpenApiImportOptions, envOf: (scheme: string) => string | undefined): { schemes: Set<string>; connection?: ProviderConnection } {
+  const schemes = schemesOf(doc);
+  const resolve = (url: string) => resolveUrl(url, options.documentUrl ?? options.baseUrl);
+  const marked = options.connectionSchemes ?? [];
+  for (const name of marked) {
+    const scheme = own(schemes, name);
+    if (!isObject(scheme)) throw new OpenApiOptionError(`--connection ${name}: the document declares no security scheme "${name}" (it declares ${Object.keys(schemes).map((n) => `"${n}"`).join(", ") || "none"})`);
+    if (scheme.type !== "apiKey" && scheme.type !== "http") throw new OpenApiOptionError(`--connection ${name}: a ${String(scheme.type)} scheme connects by OAuth sign-in already; --connection marks apiKey and http schemes`);
+    if (envOf(name) !== undefined) throw new OpenApiOptionError(`--connection ${name} and --auth-env for it: a credential is the server's or each caller's, not both`);
+  }
+  const oauth = Object.keys(schemes).flatMap((name) => {
+    const connection = envOf(name) === undefined ? connectionOfScheme(own(schemes, name), resolve) : undefined;
+    return connection ? [{ name, connection }] : [];
+  });
+  if (oauth.length > 0 && marked.length > 0) throw new OpenApiOptionError(`--connection ${marked.join(", ")}: the document's callers connect by OAuth sign-in ("${oauth[0].name}"); a provider connects one way`);
+  const secret = marked.length > 0 ? secretConnectionOf(marked[0], own(schemes, marked[0])) : undefined;
+  return { schemes: new Set([...oauth.map((o) => o.name), ...marked]), connection: oauth[0]?.connection ?? secret };
+}
+
+/** The provider-wide auth of a connection scheme (documents that name no requirements). */
+function connectionAuth(scheme: unknown): ProviderAuth | undefined {
+  const credential = credentialOf(scheme);
+  if ("unsendable" in credential || credential.type === "cookie") return undefined;
+  if (credential.type === "header") return { type: "header", header: credential.name, connection: true };
+  if (credential.type === "query") return { type: "query", query: credential.name, connection: true };
+  return { type: credential.type, connection: true };
 }
 
 /** `--auth-env SCHEME=VAR` must name schemes the document declares. */
@@ -216,7 +259,9 @@ function manifestTool(t: OperationTool & { id: string }): Omit<ToolManifest, "la
  * place), never into the converted manifest.
  */
 function checkTool(tool: OperationTool & { id: string }): { tool: ToolManifest } | { reason: string; pointer?: string } {
-  const parsed = ProviderManifestSchema.safeParse({ id: "check", name: "check", transport: "http", base_url: "https://openapi.invalid", tools: [manifestTool(tool)] });
+  // A stand-in connection: the document's own is checked with the provider.
+  const connection = { type: "secret" };
+  const parsed = ProviderManifestSchema.safeParse({ id: "check", name: "check", transport: "http", base_url: "https://openapi.invalid", connection, tools: [manifestTool(tool)] });
   if (parsed.success) return { tool: parsed.data.tools[0] };
   const issue = parsed.error.issues[0];
   const path = issue.path.slice(2);

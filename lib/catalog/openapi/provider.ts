@@ -110,7 +110,7 @@ function serverUrl(server: Record<string, unknown> | undefined, pointer: string,
   });
 }
 
-function resolveUrl(url: string, base: string | undefined): string | undefined {
+export function resolveUrl(url: string, base: string | undefined): string | undefined {
   try {
     const absolute = base ? new URL(url, base) : /^https?:\/\//i.test(url) ? new URL(url) : url.startsWith("//") ? new URL(`https:${url}`) : undefined;
     if (!absolute || !/^https?:$/.test(absolute.protocol)) return undefined;

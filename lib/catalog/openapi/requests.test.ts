@@ -246,7 +246,7 @@ describe("servers, cookies and credentials", () => {
     expect(execution).toMatchObject({ cookies: ["locale"], security: [[{ scheme: "session", type: "cookie", name: "sid" }]] });
     expect(params(tool)).toEqual([["locale", "string", false]]);
     // --auth-env VAR names the chosen scheme's variable (bearerAuth here), not the cookie's: a warning says so once.
-    expect(result.warnings).toContainEqual({ pointer: "/components/securitySchemes/session", message: 'no variable named for security scheme "session" (--auth-env session=VAR): Calls send nothing for it' });
+    expect(result.warnings).toContainEqual({ pointer: "/components/securitySchemes/session", message: 'no variable named for security scheme "session" (--auth-env session=VAR, or --connection session for each caller\'s own): Calls send nothing for it' });
   });
 
   it("--auth-env VAR is the chosen scheme's variable (the provider's auth as before); the document declaring no requirement leaves tools without security", async () => {

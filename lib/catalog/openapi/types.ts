@@ -16,6 +16,8 @@ export interface OpenApiImportOptions {
   authEnv?: string;
   /** Environment variable per security scheme, by the scheme's name in the document (`--auth-env bearerAuth=SLACK_TOKEN`). */
   schemeEnv?: Record<string, string>;
+  /** apiKey and http schemes whose credential is each caller's own connection (`--connection SCHEME`); oauth2 and openIdConnect schemes are, unless given a variable. */
+  connectionSchemes?: string[];
   allowPrivateNetwork?: boolean;
   /** Credits per successful call of every operation; absent or 0 = free. */
   priceCredits?: number;
@@ -32,8 +34,10 @@ export interface Finding {
 export interface ExpectedCredential {
   scheme: string;
   type: HttpCredential["type"];
-  /** Absent: no variable was named for the scheme, so its Calls send nothing. */
+  /** Absent: no variable was named for the scheme, so its Calls send nothing (unless it is the caller's connection). */
   env?: string;
+  /** Each caller's own connection sends it (docs/connections.md). */
+  connection?: true;
   operations: number;
 }
 

@@ -15,3 +15,4 @@ export * from "./spend-controls";
 export * from "./team";
 export * from "./audit-digests";
 export * from "./payments";
+export * from "./connections";

@@ -19,6 +19,10 @@ export const providers = pgTable(
     transport: text("transport", { enum: providerTransports }).notNull(),
     baseUrl: text("base_url"),
     auth: jsonb("auth"),
+    /** How users connect their own credentials (OAuth 2.0 endpoints, or a pasted secret); null: the server's secret only. */
+    connection: jsonb("connection"),
+    /** Regions where the provider's tools may be called (null: everywhere). */
+    regions: text("regions").array(),
     allowPrivateNetwork: boolean("allow_private_network").notNull().default(false),
     source: text("source"),
     createdAt: createdAt(),

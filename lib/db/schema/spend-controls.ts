@@ -53,7 +53,7 @@ export const alertSettings = pgTable("alert_settings", {
   updatedAt: updatedAt(),
 });
 
-export const notificationKinds = ["low_balance", "budget_threshold", "budget_refusing", "credits_expiring", "payment_disputed", "payment_dispute_lost", "payment_unmatched", "auto_topup_failed", "auto_topup_limited", "webhook_test"] as const;
+export const notificationKinds = ["low_balance", "budget_threshold", "budget_refusing", "credits_expiring", "payment_disputed", "payment_dispute_lost", "payment_unmatched", "auto_topup_failed", "auto_topup_limited", "webhook_test", "connection_needs_reauth"] as const;
 export type NotificationKind = (typeof notificationKinds)[number];
 
 /**

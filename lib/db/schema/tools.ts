@@ -30,6 +30,8 @@ export const tools = pgTable(
     /** Transport-specific execution settings (http request mapping, MCP tool name, builtin handler). */
     execution: jsonb("execution").notNull().default({}),
     timeoutMs: integer("timeout_ms").notNull().default(10000),
+    /** Regions where this tool may be called (null: its provider's). */
+    regions: text("regions").array(),
     cacheable: boolean("cacheable").notNull().default(false),
     cacheTtlSeconds: integer("cache_ttl_seconds").notNull().default(0),
     source: text("source"),

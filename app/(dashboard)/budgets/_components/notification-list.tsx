@@ -25,6 +25,7 @@ const kindTone: Record<NotificationItem["kind"], Tone> = {
   auto_topup_failed: "red",
   auto_topup_limited: "amber",
   webhook_test: "sky",
+  connection_needs_reauth: "amber",
 };
 
 const isId = (key: string) => key === "id" || key.endsWith("_id");
@@ -66,6 +67,7 @@ function describe(n: NotificationItem, t: Translate, locale: Locale, timeZone: s
     return t("notifications.text.auto_topup_limited", { bought: unit(p.bought_credits), limit: unit(p.limit_credits) });
   }
   if (n.kind === "webhook_test") return t("notifications.text.webhook_test");
+  if (n.kind === "connection_needs_reauth" && typeof p.provider_id === "string") return t("notifications.text.connection_needs_reauth", { provider: p.provider_id });
   return Object.entries(p)
     .filter(([k, v]) => !isId(k) && scalar(v))
     .map(([k, v]) => `${k.replaceAll("_", " ")}: ${String(v)}`)
