@@ -16,7 +16,7 @@ import { logger } from "../log";
 import { open, seal, VaultError } from "../vault/vault";
 import { recordActivity, SYSTEM } from "../accounts/activity";
 import { notify } from "../alerts/notify-sql";
-import { clientConfiguration, GrantRefused, NoOAuthApp, ProviderUnreachable, refreshGrant, type OAuthConnection } from "./oauth-client";
+import { clientConfiguration, GrantRefused, ProviderNotConnectable, ProviderUnreachable, refreshGrant, type OAuthConnection } from "./oauth-client";
 import { tokenContext } from "./connections";
 
 /** An access token this close to its expiry is refreshed before use. */
@@ -87,7 +87,7 @@ export async function callAccess(db: Db, subject: ConnectionSubject, target: Too
     try {
       secret = options.refresh === false ? currentSecret(row) : await freshSecret(db, row, target.connection);
     } catch (err) {
-      if (err instanceof ProviderUnreachable || err instanceof VaultError || err instanceof NoOAuthApp) {
+      if (err instanceof ProviderUnreachable || err instanceof VaultError || err instanceof ProviderNotConnectable) {
         unavailable ??= err.message;
         continue;
       }

@@ -260,6 +260,67 @@ describe("the connect flow's state", () => {
   });
 });
 
+describe("the flow's edges", () => {
+  it("an expired state is refused, and the provider's token endpoint is reached only through the outbound guard", async () => {
+    const frank = await seedUser("10");
+    const started = await api("POST", "/auth/connections", frank.accessToken, { provider_id: "fakeprov", scopes: ["profile"] });
+    const authorizationUrl = new URL(started.body.data.authorization_url);
+    const decide = async (url: URL) =>
+      new URL(
+        (await fetch(provider.authorizationUrl, { method: "POST", body: new URLSearchParams({ ...Object.fromEntries(url.searchParams), user: "frank", decision: "allow" }), redirect: "manual" })).headers.get("location")!,
+      ).search;
+    const search = await decide(authorizationUrl);
+    await database.db.execute(sql`UPDATE connection_states SET expires_at = now() - interval '1 second'`);
+    const late = await callback(search, frank);
+    expect(late.status).toBe(302);
+    expect(new URL(late.location!, "http://x").searchParams.get("connect_error")).toMatch(/^This sign-in link has expired/);
+
+    // Without leave to reach private networks, plain-http OAuth endpoints are refused as the operator's to fix (409),
+    // and https ones on a private address are refused by the outbound guard: the code is never sent there.
+    await database.db.execute(sql`UPDATE providers SET allow_private_network = false WHERE id = 'fakeprov'`);
+    try {
+      const plain = await api("POST", "/auth/connections", frank.accessToken, { provider_id: "fakeprov", scopes: ["profile"] });
+      expect(plain.status).toBe(409);
+      expect(plain.body.message).toMatch(/OAuth endpoints must be https/);
+      await database.db.execute(
+        sql`UPDATE providers SET connection = jsonb_set(jsonb_set(connection, '{authorization_url}', to_jsonb(replace(connection->>'authorization_url', 'http:', 'https:'))), '{token_url}', to_jsonb(replace(connection->>'token_url', 'http:', 'https:'))) WHERE id = 'fakeprov'`,
+      );
+      const again = await api("POST", "/auth/connections", frank.accessToken, { provider_id: "fakeprov", scopes: ["profile"] });
+      expect(again.status, JSON.stringify(again.body)).toBe(200);
+      const tokenRequests = provider.tokenRequests.length;
+      // Without the provider's `iss` (RFC 9207 is optional), which names its http origin.
+      const answer = new URLSearchParams((await decide(new URL(again.body.data.authorization_url))).slice(1));
+      answer.delete("iss");
+      const refused = await callback(`?${answer}`, frank);
+      expect(refused.status).toBe(302);
+      const why = new URL(refused.location!, "http://x").searchParams.get("connect_error");
+      expect(why, why ?? "").toMatch(/^The provider did not complete the connection: .*(private|loopback|not allowed|refused)/i);
+      expect(provider.tokenRequests.length).toBe(tokenRequests);
+      expect(await database.db.select().from(connections).where(eq(connections.accountId, frank.accountId))).toEqual([]);
+    } finally {
+      await database.db.execute(
+        sql`UPDATE providers SET allow_private_network = true, connection = jsonb_set(jsonb_set(connection, '{authorization_url}', to_jsonb(replace(connection->>'authorization_url', 'https:', 'http:'))), '{token_url}', to_jsonb(replace(connection->>'token_url', 'https:', 'http:'))) WHERE id = 'fakeprov'`,
+      );
+    }
+  });
+
+  it("over MCP, the refusal is a tool error whose text carries the sign-in URL", async () => {
+    const grace = await seedUser("10");
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    const client = new Client({ name: "connections-test", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/v1/mcp`), { requestInit: { headers: bearer(grace.apiKey) } }));
+    try {
+      const result = (await client.callTool({ name: "call", arguments: { tool_id: tools.listItems, parameters: { q: "x" } } })) as { isError?: boolean; content: { type: string; text: string }[] };
+      expect(result.isError).toBe(true);
+      expect(result.content[0].text).toMatch(/^OAuth sign-in needed before execution: ask the user to open http:\/\/tollgate\.test\/connections\/connect\?provider=fakeprov/);
+      expect(JSON.parse(result.content.at(-1)!.text)).toMatchObject({ reason_code: "oauth_signin_required", result: { provider_id: "fakeprov" } });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("shared connections and members", () => {
   it("an API key acts with its creator's connection, then the account's shared one; removing the member disconnects theirs", async () => {
     const owner = await seedAccount(database.db, { credits: "50" });

@@ -13,7 +13,7 @@ import { open, seal } from "../vault/vault";
 import { recordActivity, type Actor } from "../accounts/activity";
 import type { UserRole } from "../vocab/roles";
 import { logger } from "../log";
-import { appEnvNames, authorizationRequest, clientConfiguration, exchangeCode, GrantRefused, NoOAuthApp, ProviderUnreachable, revokeAtProvider, type GrantedTokens, type OAuthConnection } from "./oauth-client";
+import { appEnvNames, authorizationRequest, clientConfiguration, exchangeCode, GrantRefused, ProviderNotConnectable, ProviderUnreachable, revokeAtProvider, type GrantedTokens, type OAuthConnection } from "./oauth-client";
 
 /** A connect flow must come back within this. */
 export const STATE_TTL_MS = 10 * 60 * 1000;
@@ -148,7 +148,7 @@ async function oauthConfig(db: Db, provider: ConnectableProvider) {
   try {
     return await clientConfiguration(db, { id: provider.id, connection: provider.connection as OAuthConnection, allowPrivateNetwork: provider.allowPrivateNetwork });
   } catch (err) {
-    if (err instanceof NoOAuthApp) throw new DomainError("conflict", err.message);
+    if (err instanceof ProviderNotConnectable) throw new DomainError("conflict", err.message);
     if (err instanceof ProviderUnreachable) throw new DomainError("upstream_unavailable", err.message);
     throw err;
   }

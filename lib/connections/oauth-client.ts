@@ -22,8 +22,11 @@ export interface OAuthProvider {
   allowPrivateNetwork: boolean;
 }
 
+/** The provider cannot be connected as configured (no client registered, endpoints not https): the operator's to fix. */
+export class ProviderNotConnectable extends Error {}
+
 /** The operator has not registered Tollgate with the provider: no client id. */
-export class NoOAuthApp extends Error {}
+export class NoOAuthApp extends ProviderNotConnectable {}
 
 /** The provider refused a grant (`invalid_grant`, `invalid_client`, …): the connection needs the user again. */
 export class GrantRefused extends Error {
@@ -86,6 +89,9 @@ export async function clientConfiguration(db: Db, provider: OAuthProvider, optio
   }
   const c = provider.connection;
   const allowPrivate = provider.allowPrivateNetwork || privateUpstreamAllowList().has(provider.id);
+  // Codes, tokens and the client secret travel to these: TLS, except for providers the operator lets reach private networks (local ones, tests).
+  const plain = [c.authorization_url, c.token_url, c.revocation_url, c.openid_configuration_url].filter((u): u is string => u !== undefined && u.startsWith("http:"));
+  if (plain.length > 0 && !allowPrivate) throw new ProviderNotConnectable(`${provider.id}'s OAuth endpoints must be https (${plain.join(", ")})`);
   const guarded = outboundFetch({ allowPrivateNetwork: allowPrivate });
   const fetch: CustomFetch = (url, options) => guarded(url, options as RequestInit);
   const auth =
@@ -180,7 +186,9 @@ async function asGrantError(err: unknown): Promise<Error> {
   const oc = await openidClient();
   if (err instanceof oc.ResponseBodyError) return new GrantRefused(err.error, `the provider refused: ${err.error}${err.error_description ? ` (${err.error_description})` : ""}`);
   if (err instanceof oc.AuthorizationResponseError) return new GrantRefused(err.error, `the provider refused: ${err.error}${err.error_description ? ` (${err.error_description})` : ""}`);
-  return new ProviderUnreachable(`the provider's token endpoint could not be used: ${(err as Error).message}`);
+  // openid-client wraps what failed beneath it (a refused connection, a body that is not JSON) as the cause.
+  const cause = (err as Error).cause instanceof Error ? `: ${((err as Error).cause as Error).message}` : "";
+  return new ProviderUnreachable(`the provider's token endpoint could not be used: ${(err as Error).message}${cause}`);
 }
 
 /** Exchanges the callback's code (the callback URL as the browser reached it) for tokens. */
