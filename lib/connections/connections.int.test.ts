@@ -207,7 +207,16 @@ describe("a Call as the user", () => {
     expect(provider.resourceRequests.length).toBe(before);
     const theirs = await api("GET", "/auth/connections", bob.accessToken);
     expect(theirs.body.data.connections).toEqual([]);
-    expect((await api("DELETE", `/auth/connections/${(await database.db.select().from(connections).where(eq(connections.accountId, alice.accountId)))[0].id}`, bob.accessToken)).status).toBe(404);
+    const alices = (await database.db.select().from(connections).where(eq(connections.accountId, alice.accountId)))[0].id;
+    expect((await api("DELETE", `/auth/connections/${alices}`, bob.accessToken)).status).toBe(404);
+    // Support investigates accounts but never acts with their connections: it reads its own account's list, connects nothing, disconnects nothing.
+    const support = await seedAccount(database.db, { role: "support" });
+    const seen = await api("GET", "/auth/connections", support.accessToken);
+    expect(seen.status).toBe(200);
+    expect(JSON.stringify(seen.body)).not.toContain(alices);
+    expect((await api("POST", "/auth/connections", support.accessToken, { provider_id: "fakeprov" })).status).toBe(403);
+    expect((await api("DELETE", `/auth/connections/${alices}`, support.accessToken)).status).toBe(403);
+    expect((await database.db.select().from(connections).where(eq(connections.id, alices)))[0].status).toBe("active");
   });
 
   it("disconnecting revokes at the provider and deletes the tokens", async () => {
