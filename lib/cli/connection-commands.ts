@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { OPERATOR } from "../accounts/activity";
 import { requireAccount } from "../accounts/require-account";
 import { setAccountRegion } from "../accounts/region";
@@ -11,30 +12,37 @@ import { optStr, str, UsageError, type CommandSpec } from "./command-kit";
 
 /** Connected accounts for operators (docs/connections.md): Tollgate's registration with providers' OAuth servers, the vault, regions. */
 export const connectionCommands: Record<string, CommandSpec> = {
-  "connections app set": {
-    usage: "connections app set --provider ID --client-id ID [--client-secret-env VAR]   (the secret is read from the variable, never from the command line, and sealed in the vault)",
-    options: { provider: { type: "string" }, "client-id": { type: "string" }, "client-secret-env": { type: "string" } },
+  "connections register": {
+    usage: "connections register --provider ID --client-id ID [--client-secret-file FILE]   (Tollgate's client at the provider's OAuth server; the secret is read from the file, never from the command line, and sealed in the vault)",
+    options: { provider: { type: "string" }, "client-id": { type: "string" }, "client-secret-file": { type: "string" } },
     run: async (db, v) => {
       const providerId = str(v, "provider");
       const provider = await connectableProvider(db, providerId);
       if (provider.connection.type !== "oauth2") throw new UsageError(`provider ${providerId} connects with pasted secrets, not OAuth: it needs no client`);
-      const secretEnv = optStr(v, "client-secret-env");
-      const secret = secretEnv === undefined ? undefined : process.env[secretEnv];
-      if (secretEnv !== undefined && !secret) throw new UsageError(`--client-secret-env ${secretEnv}: the variable is unset or empty`);
+      const file = optStr(v, "client-secret-file");
+      let secret: string | undefined;
+      if (file !== undefined) {
+        try {
+          secret = (await readFile(file, "utf8")).trim();
+        } catch (err) {
+          throw new UsageError(`--client-secret-file ${file}: ${(err as Error).message}`);
+        }
+        if (!secret) throw new UsageError(`--client-secret-file ${file}: the file is empty`);
+      }
       await setOauthApp(db, providerId, str(v, "client-id"), secret);
       return { provider_id: providerId, client_id: str(v, "client-id"), client_secret: secret ? "sealed in the vault" : "none (a public client)", redirect_uri_to_register: redirectUri() };
     },
   },
-  "connections app list": {
-    usage: "connections app list",
+  "connections apps": {
+    usage: "connections apps   (the providers Tollgate is registered with by this CLI; TOLLGATE_OAUTH_<PROVIDER>_CLIENT_ID ones are read from the environment)",
     options: {},
     run: async (db) => {
       const rows = await db.select({ providerId: providerOauthApps.providerId, clientId: providerOauthApps.clientId, updatedAt: providerOauthApps.updatedAt }).from(providerOauthApps);
-      return { apps: rows.map((r) => ({ provider_id: r.providerId, client_id: r.clientId, updated_at: r.updatedAt.toISOString(), source: "cli" })) };
+      return { apps: rows.map((r) => ({ provider_id: r.providerId, client_id: r.clientId, updated_at: r.updatedAt.toISOString() })) };
     },
   },
-  "connections app show": {
-    usage: "connections app show --provider ID   (where the client comes from: the CLI's registration or the environment)",
+  "connections app": {
+    usage: "connections app --provider ID   (where the provider's client comes from: this CLI's registration or the environment)",
     options: { provider: { type: "string" } },
     run: async (db, v) => {
       const providerId = str(v, "provider");
@@ -42,8 +50,8 @@ export const connectionCommands: Record<string, CommandSpec> = {
       return { provider_id: providerId, registered: app !== null, source: app?.source ?? null, client_id: app?.clientId ?? null, env: appEnvNames(providerId) };
     },
   },
-  "connections app remove": {
-    usage: "connections app remove --provider ID",
+  "connections unregister": {
+    usage: "connections unregister --provider ID",
     options: { provider: { type: "string" } },
     run: async (db, v) => ({ provider_id: str(v, "provider"), removed: await removeOauthApp(db, str(v, "provider")) }),
   },

@@ -9,7 +9,7 @@ import { sendAdminCommand } from "../server/admin-channel";
 import { parseCommand, runCommand, usageText, UsageError } from "./commands";
 
 /** Options that name a file (`--openapi` also takes a URL, `--digests` an s3:// location, left as they are). */
-const PATH_OPTIONS = ["--file", "--openapi", "--price-per-operation", "--digests", "--public-key"];
+const PATH_OPTIONS = ["--file", "--openapi", "--price-per-operation", "--digests", "--public-key", "--client-secret-file"];
 const absolute = (value: string) => (/^(https?|s3):\/\//i.test(value) ? value : path.resolve(value));
 
 /** Paths are resolved here, in the caller's working directory, before a command may travel to the server. */

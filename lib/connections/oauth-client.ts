@@ -85,7 +85,7 @@ export async function clientConfiguration(db: Db, provider: OAuthProvider, optio
   const app = await oauthApp(db, provider.id);
   if (!app) {
     const names = appEnvNames(provider.id);
-    throw new NoOAuthApp(`Tollgate is not registered with ${provider.id}'s OAuth server: the operator sets ${names.clientId} (and ${names.clientSecret}) or runs \`npm run cli -- connections app set ${provider.id}\``);
+    throw new NoOAuthApp(`Tollgate is not registered with ${provider.id}'s OAuth server: the operator sets ${names.clientId} (and ${names.clientSecret}) or runs \`npm run cli -- connections register --provider ${provider.id}\``);
   }
   const c = provider.connection;
   const allowPrivate = provider.allowPrivateNetwork || privateUpstreamAllowList().has(provider.id);

@@ -9,6 +9,7 @@ import { Card } from "@/components/ui/card";
 import { DecisionButtons } from "../../_components/decision-buttons";
 import { RequestDetails, SignedInAs, StatusMessage } from "../../_components/request-details";
 import { decideConsent } from "./actions";
+import { ConsentForm } from "./consent-form";
 import { authorizationParams } from "./params";
 
 export const dynamic = "force-dynamic";
@@ -41,14 +42,14 @@ export default async function ConsentPage({ searchParams }: { searchParams: Prom
       <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">{t("consent.title", { client: request.client.name })}</h1>
       <p className="mt-1 text-sm text-zinc-500">{t("consent.onlyIfYou")}</p>
       <Card className="mt-6 p-6">
-        <form action={decideConsent} className="space-y-6">
+        <ConsentForm action={decideConsent}>
           {Object.entries(params).map(([name, value]) => (
             <input key={name} type="hidden" name={name} value={value} />
           ))}
           <RequestDetails t={t} scopes={request.scope.split(" ")} user={user} />
           <p className="text-xs text-zinc-500">{t("consent.returnTo", { host: new URL(request.redirectUri).host || request.redirectUri })}</p>
           <DecisionButtons />
-        </form>
+        </ConsentForm>
       </Card>
       <SignedInAs t={t} user={user} />
     </>
