@@ -155,6 +155,9 @@ function ownerTargets(s: Seeded, userCode: string): Target[] {
     { name: "activity", path: "/activity", ready: h1 },
     { name: "members", path: "/members", ready: (p) => expect(p.getByText("e2e-a11y-invitee-", { exact: false }).first()).toBeVisible() },
     { name: "security", path: "/security", ready: h1 },
+    { name: "connections", path: "/connections", ready: (p) => expect(p.getByTestId("connections-empty")).toBeVisible() },
+    { name: "connect (unknown provider)", path: "/connections/connect?provider=e2e-no-such-provider&scope=repo", ready: (p) => expect(p.getByTestId("connect-unknown-provider")).toBeVisible() },
+    { name: "connect (another user's link)", path: "/connections/connect?provider=github&scope=repo&for=usr_e2e_someone_else", ready: (p) => expect(p.getByTestId("connect-other-user")).toBeVisible() },
     { name: "oauth consent", path: s.consentUrl, ready: (p) => expect(p.getByTestId("requested-scopes")).toBeVisible() },
     { name: "device (code form)", path: "/device", ready: h1 },
     { name: "device (approve)", path: `/device?user_code=${userCode}`, ready: (p) => expect(p.getByTestId("user-code")).toBeVisible() },
@@ -173,6 +176,7 @@ function supportTargets(s: Seeded): Target[] {
         await expect(p.getByTestId("lookup-account")).toContainText(s.owner.email);
       },
     },
+    { name: "connections (read only)", path: "/connections", ready: (p) => expect(p.getByTestId("connections-read-only")).toBeVisible() },
     { name: "ledger (customer's)", path: `/ledger?account_id=${s.owner.accountId}`, ready: async (p) => {
       await inView(p);
       await expect(p.getByTestId("ledger-row").first()).toBeVisible();

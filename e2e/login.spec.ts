@@ -2,12 +2,16 @@ import { DEMO_USER, DESKTOP_VIEWPORT, PHONE_VIEWPORT, expect, saveScreenshot, si
 import { expectNoSeriousViolations } from "./axe";
 
 test.describe("dashboard sign-in", () => {
-  test("an unauthenticated visit to a dashboard page redirects to the login page", async ({ page }) => {
-    await page.goto("/usage");
-    await expect(page).toHaveURL(/\/login$/);
+  test("an unauthenticated visit to a dashboard page redirects to the login page, which brings the person back to it", async ({ page }) => {
+    await page.goto("/usage?range=7d");
+    await expect(page).toHaveURL(/\/login\?callbackUrl=%2Fusage%3Frange%3D7d$/);
     await expect(page.getByRole("heading", { name: "Sign in to Tollgate" })).toBeVisible();
     await expect(page.getByTestId("demo-hint")).toContainText(DEMO_USER.email);
     await saveScreenshot(page, "login-desktop");
+    await page.getByLabel("Email").fill(DEMO_USER.email);
+    await page.getByLabel("Password").fill(DEMO_USER.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/usage\?range=7d$/);
   });
 
   test("a wrong password shows an error and keeps the user on the login page", async ({ page }) => {

@@ -83,6 +83,9 @@ function targets(s: Seeded): Target[] {
     { name: "keys", path: "/keys", ready: (p) => expect(p.getByTestId("key-row").first()).toBeVisible(SLOW) },
     { name: "budgets", path: "/budgets", ready: (p) => expect(p.getByTestId("budget-row").first()).toBeVisible(SLOW) },
     { name: "members", path: "/members", ready: h1 },
+    { name: "connections", path: "/connections", ready: (p) => expect(p.getByTestId("connections-empty")).toBeVisible(SLOW) },
+    { name: "connect (unknown provider)", path: "/connections/connect?provider=e2e-no-such-provider&scope=repo", ready: (p) => expect(p.getByTestId("connect-unknown-provider")).toBeVisible(SLOW) },
+    { name: "connect (another user's link)", path: "/connections/connect?provider=github&scope=repo&for=usr_e2e_someone_else", ready: (p) => expect(p.getByTestId("connect-other-user")).toBeVisible(SLOW) },
     { name: "activity", path: "/activity", ready: (p) => expect(p.getByTestId("activity-row").first()).toBeVisible(SLOW) },
     { name: "security", path: "/security", ready: h1 },
   ];

@@ -1,7 +1,7 @@
 import type { ComponentType, SVGProps } from "react";
 import type { MessageKey } from "@/lib/dashboard/i18n";
 import { RunsIcon } from "@/components/audit/runs-icon";
-import { ActivityIcon, BellIcon, CardIcon, ConsoleIcon, ExecutionsIcon, KeyIcon, LedgerIcon, OverviewIcon, PlaygroundIcon, ShieldIcon, SpendIcon, StatementIcon, UsageIcon, UsersIcon } from "@/components/ui/icons";
+import { ActivityIcon, BellIcon, CardIcon, ConsoleIcon, ExecutionsIcon, KeyIcon, LedgerIcon, LinkIcon, OverviewIcon, PlaygroundIcon, ShieldIcon, SpendIcon, StatementIcon, UsageIcon, UsersIcon } from "@/components/ui/icons";
 
 export interface NavItem {
   href: string;
@@ -21,6 +21,7 @@ export const navItems: readonly NavItem[] = [
   { href: "/billing", label: "nav.billing", icon: CardIcon },
   { href: "/executions", label: "nav.executions", icon: ExecutionsIcon },
   { href: "/keys", label: "nav.keys", icon: KeyIcon },
+  { href: "/connections", label: "nav.connections", icon: LinkIcon },
   { href: "/budgets", label: "nav.budgets", icon: BellIcon },
   { href: "/members", label: "nav.members", icon: UsersIcon },
   { href: "/activity", label: "nav.activity", icon: ActivityIcon },

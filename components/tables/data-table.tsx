@@ -87,10 +87,11 @@ export function DataTable<T>({ data, columns, caption, getRowId, rowTestId, isRo
 
   return (
     <div className="overflow-hidden rounded-xl border border-zinc-200 bg-white shadow-xs" aria-busy={busy || undefined}>
-      {/* When the columns are wider than the page, the table scrolls sideways: then it is a named, focusable region, so a keyboard can scroll it. */}
+      {/* When the columns are wider than the page, the table scrolls sideways: then it is a named, focusable region, so a keyboard can scroll it.
+          Positioned, so an absolutely placed cell content (an `sr-only` header) scrolls with it instead of widening the page. */}
       <div
         ref={scroller}
-        className="overflow-x-auto focus-visible:outline-2 focus-visible:outline-offset-[-2px] focus-visible:outline-indigo-500"
+        className="relative overflow-x-auto focus-visible:outline-2 focus-visible:outline-offset-[-2px] focus-visible:outline-indigo-500"
         {...(scrolls ? { role: "region", "aria-label": caption, tabIndex: 0 } : {})}
         data-scrolls={scrolls || undefined}
       >

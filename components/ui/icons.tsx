@@ -189,3 +189,13 @@ export function CardIcon(props: IconProps) {
     </Icon>
   );
 }
+
+/** Two links of a chain: an account at another service, connected. */
+export function LinkIcon(props: IconProps) {
+  return (
+    <Icon {...props}>
+      <path d="M10 14a4 4 0 005.66 0l3-3a4 4 0 00-5.66-5.66l-1 1" />
+      <path d="M14 10a4 4 0 00-5.66 0l-3 3a4 4 0 005.66 5.66l1-1" />
+    </Icon>
+  );
+}

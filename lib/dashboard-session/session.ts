@@ -1,9 +1,11 @@
 import { cache } from "react";
 import { getServerSession, type Session } from "next-auth";
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { getDatabase } from "../db";
 import { getMembership } from "../accounts/members";
 import { DomainError } from "../errors";
+import { loginPathFor, PAGE_PATH_HEADER } from "../http/page-path";
 import { buildAuthOptions } from "./auth-options";
 
 export type DashboardUser = Session["user"];
@@ -28,9 +30,9 @@ export const getDashboardUser = cache(async (): Promise<DashboardUser | null> =>
   }
 });
 
-/** The signed-in user; anyone else is sent to the login page. */
+/** The signed-in user; anyone else is sent to the login page, and from there back to this page. */
 export async function requireDashboardUser(): Promise<DashboardUser> {
   const user = await getDashboardUser();
-  if (!user) redirect("/login");
+  if (!user) redirect(loginPathFor((await headers()).get(PAGE_PATH_HEADER)));
   return user;
 }

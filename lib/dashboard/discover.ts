@@ -57,3 +57,6 @@ export function listPrice(result: Pick<CapabilityResult, "billing_rule">): { fre
   if (!rule || rule.unit === "free" || rule.amount_credits === 0) return { free: true, variable: false, amount: 0 };
   return { free: false, variable: rule.unit !== "call", amount: rule.amount_credits };
 }
+
+/** The caller's own account at a provider that a tool acts with (Discover/Inspect's `requires_connection`, docs/connections.md). */
+export type RequiredConnection = NonNullable<CapabilityResult["requires_connection"]>;

@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { isApiPath } from "../api/app";
 import { stampClientAddress } from "../http/client-address";
+import { stampPagePath } from "../http/page-path";
 import { METRICS_PATH, serveMetrics } from "../observability/metrics-endpoint";
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => unknown;
@@ -21,6 +22,8 @@ export function createRequestHandler(handlers: { api: Listener; next: Listener; 
     else {
       // Next sees no socket: the dashboard's sign-in throttle reads the client address from this header.
       stampClientAddress(req);
+      // Nor its own URL: a signed-out visit is sent to sign in and back to it.
+      stampPagePath(req);
       void next(req, res);
     }
   };

@@ -13,10 +13,13 @@ import { CopyableId } from "@/components/ui/copy-button";
 import { JsonViewer } from "@/components/ui/json-viewer";
 import { Notice } from "@/components/ui/states";
 import { resultFile, type CallResponse } from "@/lib/dashboard/console-api";
+import { signinRequiredOf } from "@/lib/dashboard/connections";
+import type { RequiredConnection } from "@/lib/dashboard/discover";
 import { formatCredits, formatCreditsUnit, formatDuration } from "@/lib/dashboard/format";
 import { credits } from "@/lib/money";
 import { executionHref, usageForExecutionHref } from "@/lib/dashboard/links";
 import { useBudgetReset } from "./budget-text";
+import { RegionNotice, SigninNotice } from "./refusal-notices";
 import { budgetScopeLabel } from "@/lib/dashboard/budgets";
 
 /** One term of the result's description list: a `div` holding its `dt` and `dd`, directly in the `dl`. */
@@ -67,13 +70,15 @@ function BudgetRefusalNotice({ refusal }: { refusal: BudgetRefusalInput }) {
 }
 
 /** A Call's answer: status, reason, charge, bill, timings, the result and where to audit it. */
-export function CallResult({ status, body }: { status: number; body: CallResponse }) {
+export function CallResult({ status, body, connection = null, currentUserId }: { status: number; body: CallResponse; connection?: RequiredConnection | null; currentUserId: string }) {
   const { t, locale } = useI18n();
   const outcome = body.execution_outcome;
   const file = resultFile(body.result);
   const summaryMode = body.result?.respond_with === "summary";
   const charged = body.billing?.list_amount_credits ?? body.cost;
   const refusal = body.details?.find((d) => d.type === "budget_exceeded")?.input as BudgetRefusalInput | undefined;
+  const signin = outcome?.reason_code === "oauth_signin_required" ? signinRequiredOf(body.result) : null;
+  const regionRefused = outcome?.reason_code === "region_restricted";
 
   return (
     <Card className="p-4 sm:p-5" data-testid="call-result">
@@ -90,6 +95,14 @@ export function CallResult({ status, body }: { status: number; body: CallRespons
       {refusal ? (
         <div className="mt-3">
           <BudgetRefusalNotice refusal={refusal} />
+        </div>
+      ) : signin ? (
+        <div className="mt-3">
+          <SigninNotice signin={signin} connection={connection} currentUserId={currentUserId} />
+        </div>
+      ) : regionRefused ? (
+        <div className="mt-3">
+          <RegionNotice />
         </div>
       ) : (
         body.error_message && (

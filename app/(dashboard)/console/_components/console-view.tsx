@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useI18n } from "@/components/i18n/i18n-provider";
+import { ConnectReturnBanner } from "@/components/connections/connect-return-banner";
 import { ApiKeyPicker, RejectedKeyNotice } from "@/components/keys/api-key-picker";
 import { ErrorState } from "@/components/ui/error-state";
 import { LoadingBlock, Notice } from "@/components/ui/states";
@@ -29,8 +30,13 @@ export function ConsoleView({ userId, accountId }: { userId: string; accountId: 
     retry: (count, error) => !(error instanceof KeyRequestError) && count < 1,
   });
 
+  // Back from a provider's consent page: the tool it was connected for names the provider.
+  const needed = tool.data?.results[0]?.requires_connection;
+  const nameOf = (providerId: string) => (needed?.provider_id === providerId ? needed.provider_name : providerId);
+
   return (
     <div className="space-y-6">
+      <ConnectReturnBanner nameOf={nameOf} connectedBody={(provider) => t("console.connectedBanner", { provider })} />
       <ApiKeyPicker store={store} accountId={accountId} />
       {apiKey && (
         <ToolPicker
@@ -52,7 +58,7 @@ export function ConsoleView({ userId, accountId }: { userId: string; accountId: 
           <ErrorState title={t("console.toolError")} message={tool.error.message} retryLabel={t("common.retry")} onRetry={() => void tool.refetch()} />
         )
       ) : tool.data.results[0] ? (
-        <Workbench key={tool.data.results[0].tool_id} tool={tool.data.results[0]} apiKey={apiKey} searchId={searchId} onKeyRejected={store.forget} />
+        <Workbench key={tool.data.results[0].tool_id} tool={tool.data.results[0]} apiKey={apiKey} searchId={searchId} userId={userId} onKeyRejected={store.forget} />
       ) : (
         <Notice tone="warn" title={t("console.unknownTool", { id: toolId })} testId="unknown-tool">
           {tool.data.error_message ?? t("console.unknownToolBody")}

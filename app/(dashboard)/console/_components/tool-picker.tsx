@@ -3,6 +3,7 @@
 import { useEffect, useId, useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { useI18n } from "@/components/i18n/i18n-provider";
+import { ToolAccessBadges } from "@/components/catalog/access-badges";
 import { PriceBadge } from "@/components/catalog/tool-meta";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -75,6 +76,7 @@ export function ToolPicker({ apiKey, currentToolId, onPick }: { apiKey: string; 
                     <span className="min-w-0">
                       <span className="block text-sm font-medium text-zinc-900">{c.name}</span>
                       <code className="block truncate font-mono text-xs text-zinc-500">{c.tool_id}</code>
+                      <ToolAccessBadges tool={c} className="mt-1" />
                     </span>
                     <PriceBadge rule={c.billing_rule} />
                   </button>

@@ -3,6 +3,7 @@
 import { useMemo, useState } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useI18n } from "@/components/i18n/i18n-provider";
+import { ToolAccessBadges } from "@/components/catalog/access-badges";
 import { PriceBadge, ToolStats } from "@/components/catalog/tool-meta";
 import { PlayIcon, ShieldCheckIcon } from "@/components/ui/action-icons";
 import { Button } from "@/components/ui/button";
@@ -28,7 +29,7 @@ interface CallOutcome {
   body: CallResponse;
 }
 
-export function Workbench({ tool, apiKey, searchId, onKeyRejected }: { tool: CapabilityResult; apiKey: string; searchId: string | null; onKeyRejected: () => void }) {
+export function Workbench({ tool, apiKey, searchId, userId, onKeyRejected }: { tool: CapabilityResult; apiKey: string; searchId: string | null; userId: string; onKeyRejected: () => void }) {
   const { t, locale } = useI18n();
   const queryClient = useQueryClient();
   const fields = useMemo(() => fieldsOf(tool.params), [tool.params]);
@@ -138,6 +139,7 @@ export function Workbench({ tool, apiKey, searchId, onKeyRejected }: { tool: Cap
                 </span>
               )}
             </p>
+            <ToolAccessBadges tool={tool} className="mt-2" />
           </div>
           <PriceBadge rule={tool.billing_rule} />
         </div>
@@ -198,13 +200,13 @@ export function Workbench({ tool, apiKey, searchId, onKeyRejected }: { tool: Cap
               {probeMutation.error.message}
             </Notice>
           )}
-          {probeMutation.data && <ProbeResult result={probeMutation.data} stale={probedKey !== parametersKey} />}
+          {probeMutation.data && <ProbeResult result={probeMutation.data} stale={probedKey !== parametersKey} connection={tool.requires_connection ?? null} currentUserId={userId} />}
           {callMutation.isError && !(callMutation.error instanceof KeyRequestError && callMutation.error.keyRejected) && (
             <Notice tone="error" title={t("console.callFailed")}>
               {callMutation.error.message}
             </Notice>
           )}
-          {callMutation.data && <CallResult status={callMutation.data.status} body={callMutation.data.body} />}
+          {callMutation.data && <CallResult status={callMutation.data.status} body={callMutation.data.body} connection={tool.requires_connection ?? null} currentUserId={userId} />}
           {!probeMutation.data && !callMutation.data && !probeMutation.isError && !callMutation.isError && (
             <Card className="p-5 text-sm text-zinc-500">{t("console.resultsHere")}</Card>
           )}

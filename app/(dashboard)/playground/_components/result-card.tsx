@@ -3,6 +3,7 @@
 import { useId, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useI18n } from "@/components/i18n/i18n-provider";
+import { ToolAccessBadges } from "@/components/catalog/access-badges";
 import { OneOfRequiredNote, ParamsList, PriceBadge, ToolStats } from "@/components/catalog/tool-meta";
 import { ArrowRightIcon, ChevronDownIcon } from "@/components/ui/action-icons";
 import { Badge, type Tone } from "@/components/ui/badge";
@@ -115,6 +116,7 @@ export function ResultCard({ rank, result, searchId, apiKey }: { rank: number; r
                 {t("tool.by")} <span className="font-medium text-zinc-700">{result.provider_name}</span>
               </span>
             </p>
+            <ToolAccessBadges tool={result} className="mt-1.5" />
           </div>
         </div>
         <div className="shrink-0 sm:max-w-[45%] sm:text-right">
