@@ -138,6 +138,7 @@ export const OPERATION_ACCESS = {
   deleteConnection: { ...connect, roles: ["owner", "member"], restricted: "disconnect accounts (support reads only)" },
   setConnectionSharing: { ...connect, roles: OWNER, restricted: "decide who may share connections" },
   connectionCallback: { kind: "public", why: "the provider's redirect: the single-use state and the browser's dashboard session are the proof" },
+  getAccountRegion: manage,
   setAccountRegion: ownerManages("set the account's region"),
 
   // OAuth 2.0

@@ -70,6 +70,7 @@ describe("region_restricted", () => {
     expect(outside.body.error_message).toMatch(/region is us/);
 
     await callApi(server.url, "PUT", "/auth/account/region", owner.accessToken, { region: "eu" });
+    expect((await callApi(server.url, "GET", "/auth/account/region", owner.accessToken)).body.data).toEqual({ account_id: owner.accountId, region: "eu" });
     const inside = await callApi(server.url, "POST", "/tools/execute", owner.apiKey, { tool_id: EU_TOOL, parameters: PARAMS });
     expect(inside.body).toMatchObject({ success: true, cost: 1 });
     const again = await callApi(server.url, "POST", "/search", owner.apiKey, { query: "EU compound interest" });

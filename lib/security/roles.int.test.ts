@@ -238,6 +238,7 @@ const OWN_ACCOUNT: Record<string, { status: number; /** What a member gets where
   "POST /auth/connections": { status: 400, send: async (t) => api("POST", "/auth/connections", t, { provider_id: await compoundProvider(), secret: { value: "not connectable" } }) },
   "DELETE /auth/connections/{connection_id}": { status: 200, send: async (t) => api("DELETE", `/auth/connections/${await ownConnection(userOf(t))}`, t) },
   "PUT /auth/connections/sharing": { status: 200, member: 403, send: (t) => api("PUT", "/auth/connections/sharing", t, { sharing: "owners" }) },
+  "GET /auth/account/region": { status: 200, send: (t) => api("GET", "/auth/account/region", t) },
   "PUT /auth/account/region": { status: 200, member: 403, send: (t) => api("PUT", "/auth/account/region", t, { region: "eu" }) },
   // Refunds are support's: owner and member read their Call's refunds but cannot refund it.
   "GET /auth/executions/{execution_id}/refunds": { status: 200, send: (t) => api("GET", `/auth/executions/${own.executionId}/refunds`, t) },

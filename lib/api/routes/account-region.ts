@@ -5,6 +5,7 @@ import { apiOk } from "../../http/responses";
 import { accountErrorResponses, apiResponse } from "../../http/schemas";
 import { RegionSchema } from "../../catalog/manifest";
 import { setAccountRegion } from "../../accounts/region";
+import { accountRegion } from "../../execution/call-tool";
 import { requestActor } from "../request-actor";
 
 const RegionBody = z.object({ region: RegionSchema.nullable().openapi({ description: "A region code (`eu`, `us`, `cn`); null: none" }) }).strict().openapi("AccountRegionRequest");
@@ -24,7 +25,24 @@ const route = createRoute({
   },
 });
 
+const getRoute = createRoute({
+  method: "get",
+  path: "/auth/account/region",
+  operationId: "getAccountRegion",
+  tags: ["Members"],
+  summary: "The account's region, which tools that declare regions are called from; null when none is set (JWT)",
+  description: "Extension (not in the published contract); see docs/connections.md, Region.",
+  responses: {
+    200: { description: "The account's region", content: { "application/json": { schema: apiResponse(RegionAnswer, "AccountRegionReadResponse") } } },
+    ...accountErrorResponses,
+  },
+});
+
 export function registerAccountRegion(app: ApiApp) {
+  app.openapi(getRoute, async (c) => {
+    const accountId = c.get("auth").accountId;
+    return apiOk(c, { account_id: accountId, region: await accountRegion(c.env.db, accountId) });
+  });
   app.openapi(route, async (c) => {
     const { region } = c.req.valid("json");
     return apiOk(c, await setAccountRegion(c.env.db, c.get("auth").accountId, region, await requestActor(c)));
