@@ -79,5 +79,6 @@ describe("refreshing an expired token", () => {
     expect(provider.refreshCount() - refreshesBefore).toBe(2);
     const [row] = await database.db.select().from(connections).where(eq(connections.accountId, user.accountId));
     expect(row).toMatchObject({ status: "active", tokenVersion: 2 });
-  });
+    // 50 Calls of an http tool through one PGlite (WASM) beside a loaded run's other files: correctness is judged here, not speed.
+  }, 120_000);
 });
