@@ -390,12 +390,19 @@ describe("a secret connection", () => {
 
 describe("secrets stay secret", () => {
   it("no answer and no log line of the runs above holds a token the provider issued", async () => {
+    // Restoring stdout hands over the access lines still batched: every line the run logged is searched.
+    restoreLogs();
+    restoreLogs = () => undefined;
     const tokens = provider.issuedTokens();
     expect(tokens.length).toBeGreaterThan(4);
+    expect(logLines.join("")).toContain('"path":"/api/v1/connections/callback"');
     const haystack = [...answers, ...logLines].join("\n");
     // The run logged (the refused callback, the connection needing sign-in): those lines are searched too.
     expect(logLines.join("")).toContain("connection needs its user to sign in again");
-    for (const token of [...tokens, "sk_pasted_123", provider.clientSecret]) expect(haystack.includes(token), token.slice(0, 8)).toBe(false);
+    const secrets = [...tokens, "sk_pasted_123", provider.clientSecret];
+    const lines = logLines.join("").split("\n").filter(Boolean).length;
+    console.log(`secrets search: ${secrets.length} secret values, ${answers.length} API answers and ${lines} log lines (${haystack.length} characters): found none`);
+    for (const token of secrets) expect(haystack.includes(token), token.slice(0, 8)).toBe(false);
     // And the database holds none in the clear.
     const dump = JSON.stringify(await database.db.execute(sql`SELECT * FROM connections`));
     for (const token of tokens) expect(dump.includes(token)).toBe(false);
