@@ -9,6 +9,7 @@ import type {
   RemovedMemberSchema,
   RoleChangedSchema,
 } from "../api/routes/account-members-schemas";
+import type { RegionAnswer } from "../api/routes/account-region";
 import { apiData } from "./api-client";
 
 /**
@@ -21,11 +22,13 @@ export type CreatedInvitation = z.infer<typeof CreatedInvitationSchema>;
 export type RemovedMember = z.infer<typeof RemovedMemberSchema>;
 export type ActivityEntry = z.infer<typeof ActivityEntrySchema>;
 export type ActivityPage = z.infer<typeof ActivityPageSchema>;
+export type AccountRegion = z.infer<typeof RegionAnswer>;
 type AssignableRole = z.infer<typeof ChangeRoleBodySchema>["role"];
 
 export const membersQueryKey = ["auth", "account", "members"] as const;
 export const invitationsQueryKey = ["auth", "account", "invitations"] as const;
 export const activityQueryKey = ["auth", "account", "activity"] as const;
+export const accountRegionQueryKey = ["auth", "account", "region"] as const;
 
 export async function fetchMembers(signal?: AbortSignal): Promise<Member[]> {
   return (await apiData<{ items: Member[] }>("/auth/account/members", { signal })).items;
@@ -50,6 +53,15 @@ export function changeMemberRole(userId: string, role: AssignableRole): Promise<
 /** Removes a member; the API keys they created are revoked with them unless `keepKeys`. */
 export function removeMember(userId: string, keepKeys: boolean): Promise<RemovedMember> {
   return apiData<RemovedMember>(`/auth/account/members/${encodeURIComponent(userId)}${keepKeys ? "?keep_keys=true" : ""}`, { method: "DELETE" });
+}
+
+export function fetchAccountRegion(signal?: AbortSignal): Promise<AccountRegion> {
+  return apiData<AccountRegion>("/auth/account/region", { signal });
+}
+
+/** Sets (or, with null, clears) the region tools that declare regions are called from; the API checks the code. */
+export function setAccountRegion(region: string | null): Promise<AccountRegion> {
+  return apiData<AccountRegion>("/auth/account/region", { method: "PUT", body: { region } });
 }
 
 /** The filters the Activity page keeps in its URL, under the API's own names. */

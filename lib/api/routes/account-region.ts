@@ -9,7 +9,7 @@ import { accountRegion } from "../../execution/call-tool";
 import { requestActor } from "../request-actor";
 
 const RegionBody = z.object({ region: RegionSchema.nullable().openapi({ description: "A region code (`eu`, `us`, `cn`); null: none" }) }).strict().openapi("AccountRegionRequest");
-const RegionAnswer = z.object({ account_id: z.string(), region: z.string().nullable() }).openapi("AccountRegion");
+export const RegionAnswer = z.object({ account_id: z.string(), region: z.string().nullable() }).openapi("AccountRegion");
 
 const route = createRoute({
   method: "put",

@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useI18n } from "@/components/i18n/i18n-provider";
 import { OAuthConnectButton } from "@/components/connections/connect-button";
 import { ButtonLink } from "@/components/ui/button";
@@ -60,12 +61,15 @@ export function SigninNotice({ signin, connection, currentUserId }: { signin: Si
   );
 }
 
-/** A tool limited to regions the caller's account is not in (`region_restricted`): nothing to do here but say so. */
+/** A tool limited to regions the caller's account is not in (`region_restricted`): nothing to do here but say where it is set. */
 export function RegionNotice() {
   const { t } = useI18n();
   return (
     <Notice tone="warn" title={t("console.regionTitle")} testId="region-restricted">
-      {t("console.regionBody")}
+      {t("console.regionBody")}{" "}
+      <Link href="/members#region" className="font-medium underline">
+        {t("console.regionWhere")}
+      </Link>
     </Notice>
   );
 }

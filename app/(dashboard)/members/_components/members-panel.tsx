@@ -8,8 +8,9 @@ import { InviteForm } from "./invite-form";
 import { InvitationsTable } from "./invitations-table";
 import { MembersTable } from "./members-table";
 import { KeysToReview } from "./keys-to-review";
+import { RegionCard } from "./region-card";
 
-/** The Members page: who belongs to the account, and the invitations sent. Owners manage both. */
+/** The Members page: who belongs to the account, the invitations sent and its region. Owners manage all three. */
 export function MembersPanel({ currentUserId, canManage }: { currentUserId: string; canManage: boolean }) {
   const { t } = useI18n();
   const [removed, setRemoved] = useState<{ email: string; result: RemovedMember } | null>(null);
@@ -19,6 +20,7 @@ export function MembersPanel({ currentUserId, canManage }: { currentUserId: stri
       {removed && <KeysToReview email={removed.email} result={removed.result} onDismiss={() => setRemoved(null)} />}
       <MembersTable currentUserId={currentUserId} canManage={canManage} onRemoved={(email, result) => setRemoved({ email, result })} />
       <InvitationsTable canManage={canManage} />
+      <RegionCard canManage={canManage} />
     </div>
   );
 }
