@@ -4,6 +4,17 @@ import type { Db } from "../db/types";
 import { notFound } from "../errors";
 import { recordActivity, type Actor } from "./activity";
 
+/** The one rule: a tool limited to `regions` is called only from an account whose region they list (none set: refused). */
+export function regionAllows(regions: string[] | null, accountRegion: string | null): boolean {
+  return regions === null || (accountRegion !== null && regions.includes(accountRegion));
+}
+
+/** The account's region (set by the operator or an owner); null when none is set. */
+export async function accountRegion(db: Db, accountId: string): Promise<string | null> {
+  const [row] = await db.select({ region: accounts.region }).from(accounts).where(eq(accounts.id, accountId));
+  return row?.region ?? null;
+}
+
 /**
  * Sets where the account calls from (docs/connections.md, Region): tools that declare regions
  * answer `region_restricted` to accounts elsewhere or without one. Recorded in the activity log.

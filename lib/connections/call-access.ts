@@ -4,19 +4,18 @@
 // the row and use the token the first one got (NangoHQ/nango#1005: two refreshes of a rotating
 // token and the second loses the grant).
 import { and, eq, inArray, isNull, or, sql } from "drizzle-orm";
-import { apiKeys, connections, providers, type ConnectionKind } from "../db/schema";
+import { apiKeys, connections } from "../db/schema";
 import type { Db } from "../db/types";
 import { poolOf } from "../db/open";
-import type { ProviderConnection } from "../catalog/manifest";
+import type { HttpExecution, ProviderConnection } from "../catalog/manifest";
 import { chooseCredentials, takesConnection } from "../providers/http-credentials";
 import type { CallConnection, ToolTarget } from "../providers/types";
-import type { HttpExecution } from "../catalog/manifest";
 import { publicUrl } from "../env";
 import { logger } from "../log";
 import { open, seal, VaultError } from "../vault/vault";
 import { recordActivity, SYSTEM } from "../accounts/activity";
 import { notify } from "../alerts/notify-sql";
-import { clientConfiguration, GrantRefused, ProviderNotConnectable, ProviderUnreachable, refreshGrant, type OAuthConnection } from "./oauth-client";
+import { clientConfiguration, GrantRefused, ProviderNotConnectable, ProviderUnreachable, refreshGrant, type OAuthProvider } from "./oauth-client";
 import { tokenContext } from "./connections";
 
 /** An access token this close to its expiry is refreshed before use. */
@@ -46,6 +45,9 @@ export interface Signin {
 
 type Row = typeof connections.$inferSelect;
 
+/** The provider a connection is to, as the Call's target names it. */
+type ConnectionProvider = { id: string; connection: ProviderConnection; allowPrivateNetwork: boolean };
+
 /** The user whose connection a Call uses: the token's user, or the API key's creator (null: the CLI's keys). */
 async function actingUser(db: Db, subject: ConnectionSubject): Promise<string | null> {
   if (subject.userId) return subject.userId;
@@ -73,6 +75,7 @@ export function signinUrl(input: { providerId: string; scopes: string[]; userId:
 export async function callAccess(db: Db, subject: ConnectionSubject, target: ToolTarget, options: { refresh?: boolean } = {}): Promise<CallAccess> {
   const security = (target.execution as Partial<HttpExecution>).security;
   if (target.transport !== "http" || !target.connection || !takesConnection(security, target.auth)) return { kind: "none" };
+  const provider: ConnectionProvider = { id: target.providerId, connection: target.connection, allowPrivateNetwork: target.allowPrivateNetwork };
   const userId = await actingUser(db, subject);
   const owners = userId ? or(eq(connections.userId, userId), isNull(connections.userId)) : isNull(connections.userId);
   const rows = await db
@@ -85,7 +88,7 @@ export async function callAccess(db: Db, subject: ConnectionSubject, target: Too
   for (const row of rows) {
     let secret: { token: string; version: number } | null;
     try {
-      secret = options.refresh === false ? currentSecret(row) : await freshSecret(db, row, target.connection);
+      secret = options.refresh === false ? currentSecret(row) : await freshSecret(db, row, provider);
     } catch (err) {
       if (err instanceof ProviderUnreachable || err instanceof VaultError || err instanceof ProviderNotConnectable) {
         unavailable ??= err.message;
@@ -94,7 +97,7 @@ export async function callAccess(db: Db, subject: ConnectionSubject, target: Too
       throw err;
     }
     if (secret === null) continue;
-    const connection = callConnection(db, row, secret, target.connection);
+    const connection = callConnection(db, row, secret, provider);
     if (!chooseCredentials(security, target.auth, connection).ok) continue;
     if (options.refresh !== false) void touch(db, row.id);
     const scopes = row.kind === "oauth2" ? row.scopes : [];
@@ -110,19 +113,19 @@ export async function callAccess(db: Db, subject: ConnectionSubject, target: Too
   return { kind: "signin", providerId: target.providerId, scopes, signinUrl: signinUrl({ providerId: target.providerId, scopes, userId }), message: choice.message };
 }
 
-function callConnection(db: Db, row: Row, secret: { token: string; version: number }, config: ProviderConnection): CallConnection {
+function callConnection(db: Db, row: Row, secret: { token: string; version: number }, provider: ConnectionProvider): CallConnection {
   let refreshed = false;
   return {
     secret: secret.token,
     scopes: row.kind === "oauth2" ? row.scopes : null,
-    basicFromToken: config.type === "secret" && config.format === "token",
+    basicFromToken: provider.connection.type === "secret" && provider.connection.format === "token",
     refreshAfterUnauthorized:
       row.kind === "oauth2" && row.refreshToken
         ? async () => {
             if (refreshed) return null;
             refreshed = true;
             try {
-              const next = await refreshOnce(db, row.id, secret.version, config as OAuthConnection);
+              const next = await refreshOnce(db, row.id, secret.version, provider as OAuthProvider);
               return next.kind === "token" ? { token: next.token } : "needs_reauth";
             } catch (err) {
               logger.warn({ connection_id: row.id, err: (err as Error).message }, "refresh after an upstream 401 failed");
@@ -154,7 +157,7 @@ function currentSecret(row: Row): { token: string; version: number } | null {
 }
 
 /** The connection's secret (with the token version it is), refreshed first when it is about to expire; null when it needs the user again. */
-async function freshSecret(db: Db, row: Row, config: ProviderConnection): Promise<{ token: string; version: number } | null> {
+async function freshSecret(db: Db, row: Row, provider: ConnectionProvider): Promise<{ token: string; version: number } | null> {
   if (!row.accessToken) return null;
   const expiring = row.kind === "oauth2" && row.expiresAt !== null && row.expiresAt.getTime() - Date.now() < REFRESH_AHEAD_MS;
   if (!expiring) return { token: open(row.accessToken, tokenContext("access_token", row.id)), version: row.tokenVersion };
@@ -162,7 +165,7 @@ async function freshSecret(db: Db, row: Row, config: ProviderConnection): Promis
     await markNeedsReauth(db, row, "the access token expired and the provider gave no refresh token");
     return null;
   }
-  const next = await refreshOnce(db, row.id, row.tokenVersion, config as OAuthConnection);
+  const next = await refreshOnce(db, row.id, row.tokenVersion, provider as OAuthProvider);
   return next.kind === "token" ? next : null;
 }
 
@@ -176,32 +179,32 @@ const inFlight = new WeakMap<Db, Map<string, Promise<Refreshed>>>();
  * version the caller read. In this instance one refresh runs per connection and version; across
  * instances the row lock decides, and a waiter that finds a newer version uses its token.
  */
-export function refreshOnce(db: Db, connectionId: string, seenVersion: number, config: OAuthConnection): Promise<Refreshed> {
+export function refreshOnce(db: Db, connectionId: string, seenVersion: number, provider: OAuthProvider): Promise<Refreshed> {
   let flights = inFlight.get(db);
   if (!flights) inFlight.set(db, (flights = new Map()));
   const key = `${connectionId}:${seenVersion}`;
   let flight = flights.get(key);
   if (!flight) {
-    flight = refreshLocked(db, connectionId, seenVersion, config).finally(() => flights.delete(key));
+    flight = refreshLocked(db, connectionId, seenVersion, provider).finally(() => flights.delete(key));
     flights.set(key, flight);
   }
   return flight;
 }
 
-async function refreshLocked(db: Db, connectionId: string, seenVersion: number, config: OAuthConnection): Promise<Refreshed> {
+async function refreshLocked(db: Db, connectionId: string, seenVersion: number, provider: OAuthProvider): Promise<Refreshed> {
   // PGlite has one connection and one process (its lock file): the in-process flight is the whole
   // guard there, and a transaction held across the provider's answer would stall every request.
   if (!poolOf(db)) {
     const [row] = await db.select().from(connections).where(eq(connections.id, connectionId));
-    return refreshRow(db, db, row, seenVersion, config);
+    return refreshRow(db, db, row, seenVersion, provider);
   }
   return db.transaction(async (tx) => {
     const [row] = await tx.select().from(connections).where(eq(connections.id, connectionId)).for("update");
-    return refreshRow(db, tx as unknown as Db, row, seenVersion, config);
+    return refreshRow(db, tx as unknown as Db, row, seenVersion, provider);
   });
 }
 
-async function refreshRow(db: Db, tx: Db, row: Row | undefined, seenVersion: number, config: OAuthConnection): Promise<Refreshed> {
+async function refreshRow(db: Db, tx: Db, row: Row | undefined, seenVersion: number, provider: OAuthProvider): Promise<Refreshed> {
   if (!row || row.status !== "active" || !row.accessToken) return { kind: "needs_reauth" };
   // Another Call (here or on another instance) refreshed while this one waited: its token is current.
   if (row.tokenVersion !== seenVersion) return { kind: "token", token: open(row.accessToken, tokenContext("access_token", row.id)), version: row.tokenVersion };
@@ -209,7 +212,7 @@ async function refreshRow(db: Db, tx: Db, row: Row | undefined, seenVersion: num
     await markNeedsReauth(db, row, "the access token expired and the provider gave no refresh token", tx);
     return { kind: "needs_reauth" };
   }
-  const providerConfig = await clientConfiguration(db, { id: row.providerId, connection: config, allowPrivateNetwork: await allowsPrivate(db, row.providerId) });
+  const providerConfig = await clientConfiguration(db, provider);
   let tokens;
   try {
     tokens = await refreshGrant(providerConfig, open(row.refreshToken, tokenContext("refresh_token", row.id)));
@@ -236,11 +239,6 @@ async function refreshRow(db: Db, tx: Db, row: Row | undefined, seenVersion: num
   return { kind: "token", token: tokens.accessToken, version: row.tokenVersion + 1 };
 }
 
-async function allowsPrivate(db: Db, providerId: string): Promise<boolean> {
-  const [p] = await db.select({ allow: providers.allowPrivateNetwork }).from(providers).where(eq(providers.id, providerId));
-  return p?.allow ?? false;
-}
-
 /** The provider will not refresh: the user must connect again. Recorded, and the account told (once per connection version). */
 async function markNeedsReauth(db: Db, row: Row, reason: string, tx: Db = db): Promise<void> {
   const updated = await tx
@@ -264,5 +262,3 @@ async function markNeedsReauth(db: Db, row: Row, reason: string, tx: Db = db): P
     payload: { connection_id: row.id, provider_id: row.providerId, user_id: row.userId, reason, signin_url: signinUrl({ providerId: row.providerId, scopes: row.scopes, userId: row.userId }) },
   });
 }
-
-export type { ConnectionKind };

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { env } from "../env";
-import { accounts, executions, type UsageChannel } from "../db/schema";
+import { executions, type UsageChannel } from "../db/schema";
 import type { Db } from "../db/types";
 import { findTool, TOOL_ID_PATTERN, type ToolRecord } from "../catalog/get-tool";
 import { quoteCall, settleAmount, type Quote } from "../billing/quote";
@@ -26,6 +26,7 @@ import { notify } from "../alerts/notify-sql";
 import { autoTopupAfterCharge } from "../payments/auto-topup";
 import { countCall, countCreditsReserved, countCreditsSettled } from "../observability/metrics";
 import { callAccess, type Signin } from "../connections/call-access";
+import { accountRegion, regionAllows } from "../accounts/region";
 
 export interface CallRequest {
   toolId: string | undefined;
@@ -243,7 +244,7 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
   // 3b. The region, and the caller's own credential at the provider: refused before anything is held or sent.
   if (tool.regions) {
     const region = await accountRegion(db, caller.accountId);
-    if (region === null || !tool.regions.includes(region)) {
+    if (!regionAllows(tool.regions, region)) {
       const where = region === null ? "this account has no region set" : `this account's region is ${region}`;
       return reject(200, "region_restricted", `Capability unavailable in the current region: ${tool.id} may be called from ${tool.regions.join(", ")}, and ${where}`, undefined, tool, { regions: tool.regions });
     }
@@ -477,12 +478,6 @@ export async function callTool(db: Db, caller: Caller, req: CallRequest, clock: 
 /** The result of a Call refused for want of the caller's connection: where to connect, for which provider and scopes. */
 function signinResult(signin: Signin): Record<string, unknown> {
   return { signin_url: signin.signinUrl, provider_id: signin.providerId, scopes: signin.scopes };
-}
-
-/** The account's region (set by the operator or an owner); null when none is set. */
-export async function accountRegion(db: Db, accountId: string): Promise<string | null> {
-  const [row] = await db.select({ region: accounts.region }).from(accounts).where(eq(accounts.id, accountId));
-  return row?.region ?? null;
 }
 
 /** Seconds from milliseconds, to the microsecond (no float noise such as 0.06309000000000001). */

@@ -7,7 +7,7 @@ import type { Clock } from "../clock";
 import { credits, creditsToNumber } from "../money";
 import type { ValidationIssue } from "../errors";
 import { validateParameters, withCurrentSchema, withDefaults } from "./validate-parameters";
-import { accountRegion } from "./call-tool";
+import { accountRegion, regionAllows } from "../accounts/region";
 import { callAccess, type ConnectionSubject } from "../connections/call-access";
 import type { ToolRecord } from "../catalog/get-tool";
 
@@ -82,7 +82,7 @@ export function spenderOf(auth: AuthContext): Spender {
 async function callReadiness(db: Db, subject: ConnectionSubject, tool: ToolRecord): Promise<Readiness | undefined> {
   if (tool.regions) {
     const region = await accountRegion(db, subject.accountId);
-    if (region === null || !tool.regions.includes(region)) {
+    if (!regionAllows(tool.regions, region)) {
       return { callable: false, reason_code: "region_restricted", message: `Capability unavailable in the current region: ${tool.id} may be called from ${tool.regions.join(", ")}`, regions: tool.regions };
     }
   }

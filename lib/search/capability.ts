@@ -4,6 +4,7 @@
 import type { CatalogTool } from "./catalog-index";
 import { own } from "../own";
 import { firstSentence } from "./first-sentence";
+import { regionAllows } from "../accounts/region";
 import type { CapabilityResult, RoutingCard, SearchLang } from "./schemas";
 
 function texts(tool: CatalogTool, lang: SearchLang) {
@@ -42,7 +43,7 @@ export function capabilityResult(tool: CatalogTool, lang: SearchLang, view: "ful
   if (tool.connection) result.requires_connection = { provider_id: tool.providerId, provider_name: t.providerName, ...tool.connection };
   if (tool.regions) {
     result.regions = tool.regions;
-    if (accountRegion !== undefined) result.region_restricted = accountRegion === null || !tool.regions.includes(accountRegion);
+    if (accountRegion !== undefined) result.region_restricted = !regionAllows(tool.regions, accountRegion);
   }
   if (!lean) {
     if (tool.examples) result.examples = tool.examples;

@@ -4,8 +4,7 @@ import type { ApiApp } from "../../http/context";
 import { apiOk } from "../../http/responses";
 import { accountErrorResponses, apiResponse } from "../../http/schemas";
 import { RegionSchema } from "../../catalog/manifest";
-import { setAccountRegion } from "../../accounts/region";
-import { accountRegion } from "../../execution/call-tool";
+import { accountRegion, setAccountRegion } from "../../accounts/region";
 import { requestActor } from "../request-actor";
 
 const RegionBody = z.object({ region: RegionSchema.nullable().openapi({ description: "A region code (`eu`, `us`, `cn`); null: none" }) }).strict().openapi("AccountRegionRequest");
