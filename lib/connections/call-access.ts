@@ -81,11 +81,12 @@ export async function callAccess(db: Db, subject: ConnectionSubject, target: Too
   const rows = await db
     .select()
     .from(connections)
-    .where(and(eq(connections.accountId, subject.accountId), eq(connections.providerId, target.providerId), inArray(connections.status, ["active"]), owners));
+    .where(and(eq(connections.accountId, subject.accountId), eq(connections.providerId, target.providerId), inArray(connections.status, ["active", "needs_reauth"]), owners));
   // The user's own first, then the account's.
   rows.sort((a, b) => Number(a.userId === null) - Number(b.userId === null));
   let unavailable: string | undefined;
-  for (const row of rows) {
+  // A connection waiting for its user to sign in again serves no Call; its scopes are asked for again below.
+  for (const row of rows.filter((r) => r.status === "active")) {
     let secret: { token: string; version: number } | null;
     try {
       secret = options.refresh === false ? currentSecret(row) : await freshSecret(db, row, provider);

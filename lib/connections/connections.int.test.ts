@@ -183,13 +183,16 @@ describe("a Call as the user", () => {
     provider.revokeUser("alice");
     const res = await call(alice, tools.listItems, { q: "revoked" });
     expect(res.body).toMatchObject({ success: false, cost: 0, execution_outcome: { reason_code: "oauth_signin_required", charge_outcome: "failed_not_charged" }, result: { provider_id: "fakeprov", signin_url: expect.any(String) } });
+    // Signing in again asks for everything the connection had, not only this operation's scope.
+    expect(res.body.result.scopes).toEqual(["profile", "items:read"]);
     const [row] = await database.db.select().from(connections).where(eq(connections.accountId, alice.accountId));
     expect(row).toMatchObject({ status: "needs_reauth", statusReason: expect.stringContaining("invalid_grant") });
     const told = await database.db.select().from(notifications).where(and(eq(notifications.accountId, alice.accountId), eq(notifications.kind, "connection_needs_reauth")));
     expect(told).toHaveLength(1);
     // Until reconnected, nothing is sent.
     const before = provider.resourceRequests.length;
-    expect((await call(alice, tools.listItems, { q: "still" })).body.execution_outcome.reason_code).toBe("oauth_signin_required");
+    const still = await call(alice, tools.listItems, { q: "still" });
+    expect(still.body).toMatchObject({ execution_outcome: { reason_code: "oauth_signin_required" }, result: { scopes: ["profile", "items:read"] } });
     expect(provider.resourceRequests.length).toBe(before);
 
     expect((await connect(alice)).status).toBe(302);
